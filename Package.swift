@@ -1,0 +1,77 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "noticeboard",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "noticeboard", targets: ["noticeboard"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+    ],
+    targets: [
+        // Pure geometry and the in-memory spatial-temporal index: no I/O, no logging.
+        .target(name: "GeoIndex"),
+        // The domain: posts, validation, queries, the store protocol and the board's read model.
+        .target(name: "NoticeBoardCore", dependencies: ["GeoIndex"]),
+        // PostgreSQL: migrations, the store implementation, the embedded cluster launcher.
+        .target(
+            name: "NoticeBoardPostgres",
+            dependencies: [
+                "NoticeBoardCore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            resources: [.copy("Migrations")]
+        ),
+        // The HTTP layer: routes, JSON errors, rate limits.
+        .target(
+            name: "NoticeBoardServer",
+            dependencies: [
+                "NoticeBoardCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ]
+        ),
+        .executableTarget(
+            name: "noticeboard",
+            dependencies: [
+                "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        // Seeded random boards and the brute-force oracle every query is checked against.
+        .target(name: "BoardTestSupport", dependencies: ["GeoIndex"], path: "Tests/BoardTestSupport"),
+        .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "BoardTestSupport"]),
+        .testTarget(name: "NoticeBoardCoreTests", dependencies: ["NoticeBoardCore", "GeoIndex"]),
+        .testTarget(
+            name: "NoticeBoardServerTests",
+            dependencies: [
+                "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,123 @@
+/// A nearby query as the index sees it: already validated, tags interned, times in milliseconds.
+public struct NearbySearch: Sendable {
+    public enum Order: Sendable, Equatable {
+        /// Ascending distance, ties by ascending id.
+        case distance
+        /// Descending `createdAt`, ties by descending id.
+        case newest
+    }
+
+    /// The viewer's field of view: posts whose bearing is within `fov / 2` of `facing` pass, and
+    /// so does every post within `accuracy` metres whatever its bearing.
+    public struct ViewCone: Sendable, Equatable {
+        public var facing: Double
+        public var fov: Double
+        public var accuracy: Double
+        public init(facing: Double, fov: Double, accuracy: Double) {
+            self.facing = facing
+            self.fov = fov
+            self.accuracy = accuracy
+        }
+    }
+
+    /// Keeps posts whose own heading is within `tolerance` of `heading`; posts without one pass.
+    public struct HeadingFilter: Sendable, Equatable {
+        public var heading: Double
+        public var tolerance: Double
+        public init(heading: Double, tolerance: Double) {
+            self.heading = heading
+            self.tolerance = tolerance
+        }
+    }
+
+    public var lat: Double
+    public var lon: Double
+    public var radius: Double
+    public var cone: ViewCone?
+    public var headingFilter: HeadingFilter?
+    public var filter: PostFilter
+    public var order: Order
+    /// Resume strictly after this position of the ordering.
+    public var after: NearbyPosition?
+    public var limit: Int
+
+    public init(
+        lat: Double, lon: Double, radius: Double, cone: ViewCone? = nil, headingFilter: HeadingFilter? = nil,
+        filter: PostFilter = .all, order: Order = .distance, after: NearbyPosition? = nil, limit: Int = 50
+    ) {
+        self.lat = lat
+        self.lon = lon
+        self.radius = radius
+        self.cone = cone
+        self.headingFilter = headingFilter
+        self.filter = filter
+        self.order = order
+        self.after = after
+        self.limit = limit
+    }
+}
+
+/// A place in a nearby ordering, used as a paging cursor.
+public enum NearbyPosition: Sendable, Equatable {
+    case distance(Double, id: Int64)
+    case newest(createdAt: Int64, id: Int64)
+}
+
+/// One post found by a nearby query.
+public struct NearbyHit: Sendable, Equatable {
+    public var id: Int64
+    public var distance: Double
+    public var bearing: Double
+    public var createdAt: Int64
+
+    public init(id: Int64, distance: Double, bearing: Double, createdAt: Int64) {
+        self.id = id
+        self.distance = distance
+        self.bearing = bearing
+        self.createdAt = createdAt
+    }
+
+    public func position(for order: NearbySearch.Order) -> NearbyPosition {
+        switch order {
+        case .distance: .distance(distance, id: id)
+        case .newest: .newest(createdAt: createdAt, id: id)
+        }
+    }
+
+    /// Whether this hit comes strictly after `position` in the given order.
+    @inlinable
+    public func comes(after position: NearbyPosition) -> Bool {
+        switch position {
+        case .distance(let d, let id): distance > d || (distance == d && self.id > id)
+        case .newest(let t, let id): createdAt < t || (createdAt == t && self.id < id)
+        }
+    }
+
+    @inlinable
+    public static func precedes(_ a: NearbyHit, _ b: NearbyHit, in order: NearbySearch.Order) -> Bool {
+        switch order {
+        case .distance: a.distance < b.distance || (a.distance == b.distance && a.id < b.id)
+        case .newest: a.createdAt > b.createdAt || (a.createdAt == b.createdAt && a.id > b.id)
+        }
+    }
+}
+
+extension NearbySearch {
+    /// The exact test of one post against everything but paging.
+    @inlinable
+    public func hit(for post: IndexedPost) -> NearbyHit? {
+        guard filter.matches(post) else { return nil }
+        if let headingFilter, let postHeading = post.heading,
+            Geodesy.angleDifference(postHeading, headingFilter.heading) > headingFilter.tolerance
+        {
+            return nil
+        }
+        let distance = Geodesy.distance(lat1: lat, lon1: lon, lat2: post.lat, lon2: post.lon)
+        guard distance <= radius else { return nil }
+        let bearing = Geodesy.bearing(lat1: lat, lon1: lon, lat2: post.lat, lon2: post.lon)
+        if let cone, distance > cone.accuracy, Geodesy.angleDifference(bearing, cone.facing) > cone.fov / 2 {
+            return nil
+        }
+        return NearbyHit(id: post.id, distance: distance, bearing: bearing, createdAt: post.createdAt)
+    }
+}

@@ -1,0 +1,117 @@
+import GeoIndex
+import Synchronization
+
+/// The board: writes go to the store of record first, then into the in-memory index that
+/// answers every read.
+public final class Board: Sendable {
+    public let store: any PostStore
+    private let state = Mutex(BoardState())
+    private let loaded = Atomic<Bool>(false)
+
+    public init(store: any PostStore) {
+        self.store = store
+    }
+
+    /// Whether the index has been loaded from the store.
+    public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
+
+    /// Rebuilds the index from the store of record.
+    public func load() async throws {
+        var fresh = BoardState()
+        try await store.forEachVisiblePost { fresh.insert($0) }
+        state.withLock { $0 = fresh }
+        loaded.store(true, ordering: .releasing)
+    }
+
+    public var postCount: Int { state.withLock { $0.index.count } }
+
+    /// Stores a post and, once committed, makes it visible to every read on this instance.
+    public func submit(_ submission: PostSubmission, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
+        let draft: PostDraft
+        switch submission.location {
+        case .coordinates(let lat, let lon, let floor):
+            draft = submission.draft(lat: lat, lon: lon, floor: floor, beacon: nil)
+        case .beacon(let beacon):
+            let placement = try resolve(beacon)
+            draft = submission.draft(lat: placement.lat, lon: placement.lon, floor: placement.floor, beacon: beacon.description)
+        }
+        let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
+        if case .created(let post) = outcome { state.withLock { $0.insert(post) } }
+        return outcome
+    }
+
+    public func post(id: Int64) -> Post? {
+        state.withLock { $0.posts[id] }
+    }
+
+    public func nearby(_ query: NearbyQuery) throws(ValidationError) -> Page<NearbyPost> {
+        let (lat, lon, floor): (Double, Double, Int?)
+        switch query.center {
+        case .coordinates(let centerLat, let centerLon): (lat, lon, floor) = (centerLat, centerLon, query.floor)
+        case .beacon(let beacon):
+            let placement = try resolve(beacon)
+            (lat, lon, floor) = (placement.lat, placement.lon, placement.floor ?? query.floor)
+        }
+        return state.withLock { state in
+            let search = NearbySearch(
+                lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
+                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor),
+                order: query.order, after: query.after, limit: query.limit + 1)
+            let hits = state.index.nearby(search)
+            let page = hits.prefix(query.limit).map { hit in
+                NearbyPost(post: state.posts[hit.id]!, distance: hit.distance, bearing: hit.bearing)
+            }
+            let next = hits.count > query.limit ? PageCursor.from(hits[query.limit - 1].position(for: query.order)).encoded : nil
+            return Page(items: page, nextCursor: next)
+        }
+    }
+
+    public func browse(_ query: BrowseQuery) -> Page<Post> {
+        state.withLock { state in
+            let search = AreaSearch(
+                box: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil),
+                after: query.after, limit: query.limit + 1)
+            let found = state.index.browse(search)
+            let page = found.prefix(query.limit).map { state.posts[$0.id]! }
+            let next = found.count > query.limit
+                ? PageCursor.time(createdAt: found[query.limit - 1].createdAt, id: found[query.limit - 1].id).encoded : nil
+            return Page(items: page, nextCursor: next)
+        }
+    }
+
+    /// Tag counts in the box and time range, count descending, ties by tag.
+    public func tags(_ query: TagsQuery) -> [TagCount] {
+        state.withLock { state in
+            let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil)
+            return state.index.tagCounts(in: query.box, filter: filter)
+                .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }
+                .sorted { $0.count > $1.count || ($0.count == $1.count && $0.tag < $1.tag) }
+        }
+    }
+
+    /// The beacon registry arrives with the indoor-boards work; until then every beacon is unknown.
+    private func resolve(_ beacon: BeaconReference) throws(ValidationError) -> (lat: Double, lon: Double, floor: Int?) {
+        throw ValidationError(field: "beacon", "unknown beacon \(beacon)")
+    }
+}
+
+/// Everything the board keeps in memory, changed only under the board's lock.
+struct BoardState: Sendable {
+    var index = PostIndex()
+    var posts: [Int64: Post] = [:]
+    var tags = TagInterner()
+
+    mutating func insert(_ post: Post) {
+        posts[post.id] = post
+        index.insert(
+            IndexedPost(
+                id: post.id, lat: post.lat, lon: post.lon, heading: post.heading,
+                tag: tags.intern(post.tag), createdAt: post.createdAt, floor: post.floor.map { Int16($0) }))
+    }
+
+    /// An index filter; an empty `tags` list means every tag. Tags never stored match nothing.
+    func filter(tags names: [String], from: Int64?, to: Int64?, floor: Int?) -> PostFilter {
+        let tagIDs: Set<TagID>? = names.isEmpty ? nil : Set(names.compactMap { tags.id(of: $0) })
+        return PostFilter(tags: tagIDs, createdFrom: from, createdBefore: to, floor: floor.map { Int16(clamping: $0) })
+    }
+}

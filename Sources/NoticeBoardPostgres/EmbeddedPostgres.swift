@@ -1,0 +1,234 @@
+import Crypto
+import Foundation
+import Logging
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The embedded default: a private PostgreSQL cluster under the data directory.
+///
+/// `initdb` on first use (SCRAM password auth, loopback only, no Unix socket), `pg_ctl start`
+/// on a free loopback port, and `pg_ctl stop` by whoever started it. A cluster already running
+/// on the directory (another `noticeboard` process, or one left behind by a killed server) is
+/// reused; a left-behind one is adopted and stopped on exit. PostgreSQL refuses to run as root,
+/// so under root the cluster belongs to the `postgres` user (or `nobody`).
+public final class EmbeddedPostgres: Sendable {
+    public static let username = "noticeboard"
+    public static let database = "noticeboard"
+
+    public let dataDirectory: URL
+    let binaries: URL
+    let runAs: String?
+    let logger: Logger
+
+    var clusterDirectory: URL { dataDirectory.appendingPathComponent("postgres") }
+    var passwordFile: URL { dataDirectory.appendingPathComponent("postgres-password") }
+    var logFile: URL { dataDirectory.appendingPathComponent("postgres.log") }
+    /// The pid of the process that started the running cluster and will stop it.
+    var ownerFile: URL { dataDirectory.appendingPathComponent("postgres-owner.pid") }
+
+    public init(dataDirectory: URL, logger: Logger) throws {
+        self.dataDirectory = dataDirectory.standardizedFileURL
+        self.logger = logger
+        guard let binaries = Self.findBinaries() else { throw EmbeddedPostgresError.notInstalled }
+        self.binaries = binaries
+        self.runAs = geteuid() == 0 ? Self.unprivilegedUser() : nil
+    }
+
+    /// Starts the cluster (or joins the one running) and returns where to connect.
+    /// `ownsCluster` is true when this process must stop it.
+    public func start() throws -> (endpoint: DatabaseEndpoint, ownsCluster: Bool) {
+        try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        let password = try loadOrCreatePassword()
+        if !FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) {
+            try initialize(password: password)
+        }
+        var owns = true
+        let port: Int
+        if let running = runningPort() {
+            port = running
+            // Another live noticeboard process owns it; otherwise it was left behind: adopt it.
+            if let owner = readOwner(), owner != getpid(), isAlive(owner) { owns = false }
+            logger.info("joining the embedded PostgreSQL already running", metadata: ["port": "\(port)", "owner": "\(owns ? "us" : "another process")"])
+        } else {
+            port = try freeLoopbackPort()
+            try run(
+                "pg_ctl",
+                ["-D", clusterDirectory.path, "-l", logFile.path, "-w", "-t", "120", "-o", "-p \(port)", "start"])
+            logger.info("started the embedded PostgreSQL", metadata: ["port": "\(port)", "directory": "\(clusterDirectory.path)"])
+        }
+        if owns { try "\(getpid())\n".write(to: ownerFile, atomically: true, encoding: .utf8) }
+        let endpoint = DatabaseEndpoint(host: "127.0.0.1", port: port, username: Self.username, password: password, database: Self.database)
+        return (endpoint, owns)
+    }
+
+    /// Stops the cluster (fast shutdown: sessions end, committed data is safe).
+    public func stop() {
+        do {
+            try run("pg_ctl", ["-D", clusterDirectory.path, "-m", "fast", "-w", "-t", "60", "stop"])
+            try? FileManager.default.removeItem(at: ownerFile)
+            logger.info("stopped the embedded PostgreSQL")
+        } catch {
+            logger.error("could not stop the embedded PostgreSQL", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func initialize(password: String) throws {
+        let fileManager = FileManager.default
+        // A directory without PG_VERSION is an initdb that did not finish: start it again.
+        try? fileManager.removeItem(at: clusterDirectory)
+        try fileManager.createDirectory(at: clusterDirectory, withIntermediateDirectories: true)
+        let passwordCopy = dataDirectory.appendingPathComponent("initdb-password.tmp")
+        try password.write(to: passwordCopy, atomically: true, encoding: .utf8)
+        defer { try? fileManager.removeItem(at: passwordCopy) }
+        fileManager.createFile(atPath: logFile.path, contents: nil)
+        if let runAs {
+            try chown([clusterDirectory, passwordCopy, logFile], to: runAs)
+        }
+        try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: clusterDirectory.path)
+        try run(
+            "initdb",
+            [
+                "-D", clusterDirectory.path, "-U", Self.username, "--pwfile", passwordCopy.path, "--auth", "scram-sha-256",
+                "-E", "UTF8", "--locale", "C", "--no-instructions",
+            ])
+        let settings = """
+
+            # NoticeBoard's embedded cluster: loopback TCP only, password authentication.
+            listen_addresses = '127.0.0.1'
+            unix_socket_directories = ''
+            max_connections = 100
+            """
+        let configuration = clusterDirectory.appendingPathComponent("postgresql.conf")
+        let handle = try FileHandle(forWritingTo: configuration)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(settings.utf8))
+        try handle.close()
+        // Single-user mode creates the application database before the server ever listens.
+        try run("postgres", ["--single", "-D", clusterDirectory.path, "postgres"], input: "CREATE DATABASE \(Self.database);\n")
+    }
+
+    /// The port of a live postmaster on this cluster, from `postmaster.pid`.
+    func runningPort() -> Int? {
+        let pidFile = clusterDirectory.appendingPathComponent("postmaster.pid")
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8) else { return nil }
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+        guard lines.count >= 4, let pid = Int32(lines[0]), let port = Int(lines[3]), isAlive(pid) else { return nil }
+        guard (try? run("pg_ctl", ["-D", clusterDirectory.path, "status"])) != nil else { return nil }
+        return port
+    }
+
+    private func readOwner() -> Int32? {
+        (try? String(contentsOf: ownerFile, encoding: .utf8)).flatMap { Int32($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    private func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
+
+    private func loadOrCreatePassword() throws -> String {
+        if let existing = try? String(contentsOf: passwordFile, encoding: .utf8), !existing.isEmpty {
+            return existing.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let password = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
+            .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "+", with: "-")
+        FileManager.default.createFile(atPath: passwordFile.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
+        return password
+    }
+
+    /// Runs a PostgreSQL program, as the unprivileged user when we are root.
+    @discardableResult
+    func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
+        let process = Process()
+        let executable = binaries.appendingPathComponent(program).path
+        if let runAs {
+            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
+            process.arguments = ["-u", runAs, "--", executable] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        let inputPipe = Pipe()
+        process.standardInput = inputPipe
+        try process.run()
+        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
+        try inputPipe.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        guard process.terminationStatus == 0 else {
+            throw EmbeddedPostgresError.commandFailed(program: program, status: process.terminationStatus, output: text)
+        }
+        return text
+    }
+
+    private func chown(_ urls: [URL], to user: String) throws {
+        guard let entry = getpwnam(user) else { throw EmbeddedPostgresError.noUnprivilegedUser }
+        for url in urls where Glibc.chown(url.path, entry.pointee.pw_uid, entry.pointee.pw_gid) != 0 {
+            throw EmbeddedPostgresError.commandFailed(program: "chown", status: errno, output: url.path)
+        }
+    }
+
+    private func freeLoopbackPort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw EmbeddedPostgresError.noFreePort }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { socketAddress in
+                bind(fd, socketAddress, length) == 0 && getsockname(fd, socketAddress, &length) == 0
+            }
+        }
+        guard bound else { throw EmbeddedPostgresError.noFreePort }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `initdb` and `pg_ctl` on PATH, else the newest `/usr/lib/postgresql/*/bin`.
+    static func findBinaries() -> URL? {
+        let fileManager = FileManager.default
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        for directory in path.split(separator: ":").map(String.init) {
+            let candidate = URL(fileURLWithPath: directory)
+            if fileManager.isExecutableFile(atPath: candidate.appendingPathComponent("initdb").path),
+                fileManager.isExecutableFile(atPath: candidate.appendingPathComponent("pg_ctl").path)
+            {
+                return candidate.appendingPathComponent("initdb").resolvingSymlinksInPath().deletingLastPathComponent()
+            }
+        }
+        let versions = (try? fileManager.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        for version in versions.sorted(by: { (Int($0) ?? 0) > (Int($1) ?? 0) }) {
+            let candidate = URL(fileURLWithPath: "/usr/lib/postgresql/\(version)/bin")
+            if fileManager.isExecutableFile(atPath: candidate.appendingPathComponent("initdb").path) { return candidate }
+        }
+        return nil
+    }
+
+    static func unprivilegedUser() -> String? {
+        ["postgres", "nobody"].first { getpwnam($0) != nil }
+    }
+}
+
+public enum EmbeddedPostgresError: Error, CustomStringConvertible {
+    case notInstalled
+    case noUnprivilegedUser
+    case noFreePort
+    case commandFailed(program: String, status: Int32, output: String)
+
+    public var description: String {
+        switch self {
+        case .notInstalled:
+            "PostgreSQL is not installed: install it with `sudo apt-get install -y postgresql` (or pass --database-url)"
+        case .noUnprivilegedUser: "running as root, but there is no 'postgres' or 'nobody' user to run PostgreSQL as"
+        case .noFreePort: "no free loopback port for the embedded PostgreSQL"
+        case .commandFailed(let program, let status, let output):
+            "\(program) failed with status \(status): \(output.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Logging
+import NoticeBoardCore
+import PostgresNIO
+
+/// The store of record on PostgreSQL. Every statement is parameterised.
+public struct PostgresPostStore: PostStore {
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    /// The columns of a post, in the order `PostRow` decodes them.
+    static func postColumns(of table: String = "posts") -> String {
+        let t = table
+        return "\(t).id, \(t).lat, \(t).lon, \(t).heading, \(t).message, \(t).tag, "
+            + "(extract(epoch FROM \(t).created_at) * 1000)::int8, \(t).accuracy, \(t).floor, \(t).beacon"
+    }
+    typealias PostRow = (Int64, Double, Double, Double?, String, String, Int64, Double?, Int16?, String?)
+
+    static func post(from row: PostRow) -> Post {
+        Post(
+            id: row.0, lat: row.1, lon: row.2, heading: row.3, message: row.4, tag: row.5, createdAt: row.6,
+            accuracy: row.7, floor: row.8.map(Int.init), beacon: row.9)
+    }
+
+    private enum Attempt: Sendable {
+        case created(Post)
+        case keyTaken
+    }
+
+    public func create(_ draft: PostDraft, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
+        try await translatingErrors {
+            let attempt: Attempt = try await client.withTransaction(logger: logger) { connection in
+                if let idempotency {
+                    // A concurrent twin blocks here until the first commits, then finds the key taken.
+                    let claimed = try await connection.query(
+                        """
+                        INSERT INTO idempotency_keys (key, fingerprint) VALUES (\(idempotency.key), \(idempotency.fingerprint))
+                        ON CONFLICT (key) DO NOTHING RETURNING key
+                        """, logger: logger)
+                    var claimedKey = false
+                    for try await _ in claimed { claimedKey = true }
+                    if !claimedKey { return .keyTaken }
+                }
+                let rows = try await connection.query(
+                    """
+                    INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash)
+                    VALUES (\(draft.lat), \(draft.lon), \(draft.heading), \(draft.message), \(draft.tag), \(draft.accuracy),
+                            \(draft.floor.map(Int16.init)), \(draft.beacon), \(clientHash))
+                    RETURNING \(unescaped: Self.postColumns())
+                    """, logger: logger)
+                var inserted: Post?
+                for try await row in rows.decode(PostRow.self) { inserted = Self.post(from: row) }
+                guard let post = inserted else { throw StoreError.unavailable("the insert returned no row") }
+                if let idempotency {
+                    try await connection.query(
+                        "UPDATE idempotency_keys SET post_id = \(post.id) WHERE key = \(idempotency.key)", logger: logger)
+                }
+                return .created(post)
+            }
+            switch attempt {
+            case .created(let post): return .created(post)
+            case .keyTaken:
+                guard let replayed = try await existingPost(for: idempotency!) else {
+                    throw StoreError.unavailable("the idempotency key has no post")
+                }
+                return replayed
+            }
+        }
+    }
+
+    public func existingPost(for idempotency: IdempotencyRequest) async throws -> CreateOutcome? {
+        try await translatingErrors { () async throws -> CreateOutcome? in
+        let rows = try await client.query(
+            """
+            SELECT k.fingerprint, \(unescaped: Self.postColumns(of: "p"))
+            FROM idempotency_keys k JOIN posts p ON p.id = k.post_id
+            WHERE k.key = \(idempotency.key)
+            """, logger: logger)
+        for try await row in rows.decode((String, Int64, Double, Double, Double?, String, String, Int64, Double?, Int16?, String?).self) {
+            guard row.0 == idempotency.fingerprint else { throw StoreError.idempotencyConflict }
+            return .replayed(Self.post(from: (row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10)))
+        }
+        return nil
+        }
+    }
+
+    public func forEachVisiblePost(_ body: (Post) throws -> Void) async throws {
+        try await translatingErrors {
+            let rows = try await client.query(
+                "SELECT \(unescaped: Self.postColumns()) FROM posts WHERE status = 'visible'", logger: logger)
+            for try await row in rows.decode(PostRow.self) { try body(Self.post(from: row)) }
+        }
+    }
+
+    public func isReachable() async -> Bool {
+        do {
+            return try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await client.query("SELECT 1", logger: logger)
+                    return true
+                }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(2))
+                    return false
+                }
+                let first = try await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+        } catch {
+            return false
+        }
+    }
+
+    /// Connection failures become `StoreError.unavailable`; the HTTP layer answers them with 503.
+    private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let error as StoreError {
+            throw error
+        } catch let error as PostgresTransactionError {
+            if let inner = error.closureError as? StoreError { throw inner }
+            throw StoreError.unavailable(String(reflecting: error.closureError ?? error.beginError ?? error.commitError ?? error))
+        } catch let error as PSQLError where error.code != .server {
+            throw StoreError.unavailable("\(error.code)")
+        }
+    }
+}

@@ -1,0 +1,16 @@
+import Hummingbird
+import NIOCore
+
+/// The request context: Hummingbird's core storage plus the socket's peer address.
+public struct AppRequestContext: RequestContext, RemoteAddressRequestContext {
+    public var coreContext: CoreRequestContextStorage
+    public let remoteAddress: SocketAddress?
+
+    public init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// Bodies are limited by the API handlers (16 KiB); this is the transport's backstop.
+    public var maxUploadSize: Int { 64 * 1024 }
+}

@@ -1,0 +1,59 @@
+import Hummingbird
+import Logging
+import NoticeBoardCore
+import ServiceLifecycle
+
+/// Builds the router; production and tests use this one function, so wiring is tested once.
+public func buildRouter(board: Board, settings: ServerSettings) -> Router<AppRequestContext> {
+    let router = Router(context: AppRequestContext.self)
+    var table = RouteTable()
+    PostRoutes(
+        board: board,
+        postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
+        identity: ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
+    ).register(on: router, table: &table)
+    HealthRoutes(board: board).register(on: router, table: &table)
+    router.middlewares.add(ErrorMiddleware(routes: table))
+    return router
+}
+
+/// The application: the HTTP server plus the services it depends on (the database client,
+/// the index loader), shut down gracefully on SIGTERM/SIGINT.
+public func buildApplication(
+    board: Board, settings: ServerSettings, services: [any Service], logger: Logger,
+    prepare: @escaping @Sendable () async throws -> Void = {},
+    onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> Application<RouterResponder<AppRequestContext>> {
+    Application(
+        router: buildRouter(board: board, settings: settings),
+        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
+        services: services + [IndexLoader(board: board, prepare: prepare, logger: logger)],
+        onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
+        logger: logger)
+}
+
+/// Prepares the database (migrations) and loads the index after the server starts listening,
+/// so `/readyz` says 503 until both are done; retries while the database is unreachable.
+struct IndexLoader: Service {
+    let board: Board
+    let prepare: @Sendable () async throws -> Void
+    let logger: Logger
+
+    func run() async throws {
+        let clock = ContinuousClock()
+        while !Task.isCancelled {
+            let started = clock.now
+            do {
+                try await prepare()
+                try await board.load()
+                logger.info("index loaded", metadata: ["posts": "\(board.postCount)", "seconds": "\(clock.now - started)"])
+                break
+            } catch {
+                logger.warning("index load failed; retrying", metadata: ["error": "\(error)"])
+                try? await Task.sleep(for: .seconds(1))
+            }
+        }
+        // Stay up as a service until shutdown, like the others in the group.
+        try? await gracefulShutdown()
+    }
+}

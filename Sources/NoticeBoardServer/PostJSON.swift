@@ -1,0 +1,50 @@
+import NoticeBoardCore
+
+/// The post object of the contract; optional fields are written as `null`, never left out.
+struct PostJSON: Encodable {
+    var post: Post
+    var distance: Double?
+    var bearing: Double?
+
+    enum CodingKeys: String, CodingKey {
+        case id, lat, lon, heading, message, tag, createdAt, accuracy, floor, beacon, distance, bearing
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(post.id, forKey: .id)
+        try container.encode(post.lat, forKey: .lat)
+        try container.encode(post.lon, forKey: .lon)
+        try container.encode(post.heading, forKey: .heading)
+        try container.encode(post.message, forKey: .message)
+        try container.encode(post.tag, forKey: .tag)
+        try container.encode(Timestamp.format(milliseconds: post.createdAt), forKey: .createdAt)
+        try container.encode(post.accuracy, forKey: .accuracy)
+        try container.encode(post.floor, forKey: .floor)
+        try container.encode(post.beacon, forKey: .beacon)
+        try container.encodeIfPresent(distance, forKey: .distance)
+        try container.encodeIfPresent(bearing, forKey: .bearing)
+    }
+}
+
+/// `{"posts": [...], "nextCursor": "..." | null}`.
+struct PostPageJSON: Encodable {
+    var posts: [PostJSON]
+    var nextCursor: String?
+
+    enum CodingKeys: String, CodingKey { case posts, nextCursor }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(posts, forKey: .posts)
+        try container.encode(nextCursor, forKey: .nextCursor)
+    }
+}
+
+struct TagCountsJSON: Encodable {
+    struct Entry: Encodable {
+        var tag: String
+        var count: Int
+    }
+    var tags: [Entry]
+}

@@ -1,0 +1,70 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NoticeBoardPostgres
+import PostgresNIO
+
+/// `--database-url` and `--data-dir`, shared by every subcommand.
+struct DatabaseOptions: ParsableArguments {
+    @Option(help: "PostgreSQL URL (postgres://user:password@host:5432/db). Default: the embedded cluster. Env: NOTICEBOARD_DATABASE_URL.")
+    var databaseURL: String?
+
+    @Option(help: "Data directory: the embedded cluster and the client-hash key. Default ./.noticeboard. Env: NOTICEBOARD_DATA_DIR.")
+    var dataDir: String?
+
+    @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Default info. Env: LOG_LEVEL.")
+    var logLevel: String?
+
+    var resolvedDatabaseURL: String? { Environment.value(databaseURL, "NOTICEBOARD_DATABASE_URL") }
+
+    var resolvedDataDirectory: URL {
+        URL(fileURLWithPath: Environment.value(dataDir, "NOTICEBOARD_DATA_DIR") ?? "./.noticeboard").standardizedFileURL
+    }
+
+    func makeLogger(label: String = "noticeboard") -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = Environment.value(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        return logger
+    }
+
+    /// Connects to the configured database, starting the embedded cluster when there is no URL.
+    func openDatabase(logger: Logger) throws -> DatabaseHandle {
+        if let url = resolvedDatabaseURL {
+            return DatabaseHandle(endpoint: try DatabaseEndpoint(url: url), embedded: nil, isEmbedded: false)
+        }
+        let embedded = try EmbeddedPostgres(dataDirectory: resolvedDataDirectory, logger: logger)
+        let (endpoint, owns) = try embedded.start()
+        return DatabaseHandle(endpoint: endpoint, embedded: owns ? embedded : nil, isEmbedded: true)
+    }
+}
+
+/// An open database: where it is, and the embedded cluster to stop when done (if we own it).
+struct DatabaseHandle: Sendable {
+    let endpoint: DatabaseEndpoint
+    let embedded: EmbeddedPostgres?
+    let isEmbedded: Bool
+
+    var summary: String { isEmbedded ? "embedded PostgreSQL at \(endpoint)" : "\(endpoint)" }
+
+    func makeClient(logger: Logger) -> PostgresClient {
+        PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)
+    }
+
+    func close() { embedded?.stop() }
+}
+
+enum Environment {
+    /// flag > environment > nil.
+    static func value(_ flag: String?, _ name: String) -> String? {
+        if let flag { return flag }
+        if let value = ProcessInfo.processInfo.environment[name], !value.isEmpty { return value }
+        return nil
+    }
+
+    static func integer(_ flag: Int?, _ name: String, default fallback: Int) throws -> Int {
+        if let flag { return flag }
+        guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return fallback }
+        guard let value = Int(text) else { throw ValidationError("\(name) must be an integer, not \(text)") }
+        return value
+    }
+}

@@ -1,0 +1,97 @@
+import ArgumentParser
+import Crypto
+import Foundation
+import Hummingbird
+import Logging
+import NoticeBoardCore
+import NoticeBoardPostgres
+import NoticeBoardServer
+import PostgresNIO
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve", abstract: "Serve the board: the JSON API and the web page.")
+
+    @OptionGroup var database: DatabaseOptions
+
+    @Option(help: "Address to listen on. Default 127.0.0.1. Env: NOTICEBOARD_HOST.")
+    var host: String?
+
+    @Option(help: "Port to listen on (0 picks a free one). Default 8080. Env: NOTICEBOARD_PORT.")
+    var port: Int?
+
+    @Option(help: "Posts one client may create per minute, 0 for unlimited. Default 30. Env: NOTICEBOARD_POST_RATE_PER_MINUTE.")
+    var postRatePerMinute: Int?
+
+    @Option(help: "Posts one client may create in a burst. Default 10. Env: NOTICEBOARD_POST_BURST.")
+    var postBurst: Int?
+
+    @Option(help: "Distinct reporters that hide a post automatically. Default 5. Env: NOTICEBOARD_REPORT_THRESHOLD.")
+    var reportThreshold: Int?
+
+    @Option(help: "A proxy whose X-Forwarded-For is trusted (repeatable). Env: NOTICEBOARD_TRUSTED_PROXIES (comma-separated).")
+    var trustedProxy: [String] = []
+
+    func run() async throws {
+        let logger = database.makeLogger()
+        let settings = try resolvedSettings()
+        let handle: DatabaseHandle
+        do {
+            handle = try database.openDatabase(logger: logger)
+        } catch let error as EmbeddedPostgresError {
+            throw ValidationError(error.description)
+        }
+        defer { handle.close() }
+        let client = handle.makeClient(logger: logger)
+        let store = PostgresPostStore(client: client, logger: logger)
+        let board = Board(store: store)
+        let summary = handle.summary
+        let app = buildApplication(
+            board: board, settings: settings, services: [client], logger: logger,
+            prepare: { try await Migrator(client: client, logger: logger).migrate(try Migration.bundled()) },
+            onServerRunning: { port in
+                // Unbuffered, so scripts waiting for this line see it at once.
+                let line = "NoticeBoard listening on http://\(settings.host):\(port) — database: \(summary)\n"
+                FileHandle.standardOutput.write(Data(line.utf8))
+            })
+        try await app.runService()
+    }
+
+    func resolvedSettings() throws -> ServerSettings {
+        let proxies = trustedProxy.isEmpty
+            ? (Environment.value(nil, "NOTICEBOARD_TRUSTED_PROXIES") ?? "").split(separator: ",").map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty }
+            : trustedProxy
+        let settings = ServerSettings(
+            host: Environment.value(host, "NOTICEBOARD_HOST") ?? "127.0.0.1",
+            port: try Environment.integer(port, "NOTICEBOARD_PORT", default: 8080),
+            postRatePerMinute: try Environment.integer(postRatePerMinute, "NOTICEBOARD_POST_RATE_PER_MINUTE", default: 30),
+            postBurst: try Environment.integer(postBurst, "NOTICEBOARD_POST_BURST", default: 10),
+            reportThreshold: try Environment.integer(reportThreshold, "NOTICEBOARD_REPORT_THRESHOLD", default: 5),
+            trustedProxies: proxies,
+            clientHashKey: try clientHashKey())
+        guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be in 0...65535") }
+        guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }
+        guard settings.postBurst >= 1 else { throw ValidationError("the post burst must be at least 1") }
+        guard settings.reportThreshold >= 1 else { throw ValidationError("the report threshold must be at least 1") }
+        return settings
+    }
+
+    /// NOTICEBOARD_CLIENT_HASH_KEY (shared by all instances), else a random key kept in the data directory.
+    func clientHashKey() throws -> SymmetricKey {
+        if let secret = Environment.value(nil, "NOTICEBOARD_CLIENT_HASH_KEY") {
+            return SymmetricKey(data: SHA256.hash(data: Data(secret.utf8)))
+        }
+        let directory = database.resolvedDataDirectory
+        let file = directory.appendingPathComponent("client-hash.key")
+        if let data = try? Data(contentsOf: file), data.count == 32 { return SymmetricKey(data: data) }
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let key = SymmetricKey(size: .bits256)
+        let bytes = key.withUnsafeBytes { Data($0) }
+        guard FileManager.default.createFile(atPath: file.path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
+            throw ValidationError("cannot write \(file.path)")
+        }
+        return key
+    }
+}

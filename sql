@@ -1,0 +1,1 @@
+Sources/NoticeBoardPostgres/Migrations
