@@ -68,6 +68,7 @@ let package = Package(
                 "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -138,31 +138,17 @@ public final class EmbeddedPostgres: Sendable {
     /// Runs a PostgreSQL program, as the unprivileged user when we are root.
     @discardableResult
     func run(_ program: String, _ arguments: [String], input: String? = nil) throws -> String {
-        let process = Process()
         let executable = binaries.appendingPathComponent(program).path
-        if let runAs {
-            process.executableURL = URL(fileURLWithPath: "/usr/sbin/runuser")
-            process.arguments = ["-u", runAs, "--", executable] + arguments
+        let result = if let runAs {
+            // From `/`: the unprivileged user may not be allowed into our working directory.
+            try ChildProcess.run("/usr/sbin/runuser", ["-u", runAs, "--", "/usr/bin/env", "-C", "/", executable] + arguments, input: input)
         } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
+            try ChildProcess.run(executable, arguments, input: input)
         }
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        let inputPipe = Pipe()
-        process.standardInput = inputPipe
-        try process.run()
-        if let input { inputPipe.fileHandleForWriting.write(Data(input.utf8)) }
-        try inputPipe.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let text = String(decoding: data, as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw EmbeddedPostgresError.commandFailed(program: program, status: process.terminationStatus, output: text)
+        guard result.status == 0 else {
+            throw EmbeddedPostgresError.commandFailed(program: program, status: result.status, output: result.output)
         }
-        return text
+        return result.output
     }
 
     private func chown(_ urls: [URL], to user: String) throws {

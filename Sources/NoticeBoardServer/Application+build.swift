@@ -6,14 +6,15 @@ import ServiceLifecycle
 /// Builds the router; production and tests use this one function, so wiring is tested once.
 public func buildRouter(board: Board, settings: ServerSettings) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
-    var table = RouteTable()
+    // Middleware applies only to routes registered after it: it comes first.
+    let table = RouteTable()
+    router.middlewares.add(ErrorMiddleware(routes: table))
     PostRoutes(
         board: board,
         postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
         identity: ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
-    ).register(on: router, table: &table)
-    HealthRoutes(board: board).register(on: router, table: &table)
-    router.middlewares.add(ErrorMiddleware(routes: table))
+    ).register(on: router, table: table)
+    HealthRoutes(board: board).register(on: router, table: table)
     return router
 }
 
@@ -40,20 +41,24 @@ struct IndexLoader: Service {
     let logger: Logger
 
     func run() async throws {
+        // Shutdown must not wait for a database that never comes back.
+        try? await cancelWhenGracefulShutdown { try await loadUntilDone() }
+        try? await gracefulShutdown()
+    }
+
+    private func loadUntilDone() async throws {
         let clock = ContinuousClock()
-        while !Task.isCancelled {
+        while true {
             let started = clock.now
             do {
                 try await prepare()
                 try await board.load()
                 logger.info("index loaded", metadata: ["posts": "\(board.postCount)", "seconds": "\(clock.now - started)"])
-                break
+                return
             } catch {
                 logger.warning("index load failed; retrying", metadata: ["error": "\(error)"])
-                try? await Task.sleep(for: .seconds(1))
+                try await Task.sleep(for: .seconds(1))
             }
         }
-        // Stay up as a service until shutdown, like the others in the group.
-        try? await gracefulShutdown()
     }
 }

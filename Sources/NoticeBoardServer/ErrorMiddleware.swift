@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import NoticeBoardCore
+import Synchronization
 
 /// Turns every failure into the contract's JSON error: validation errors name their field,
 /// store outages are 503, a known path with another method is 405, anything unexpected is a
@@ -62,16 +63,18 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// The routes' paths and methods, so an unknown method on a known path is a 405, not a 404.
-struct RouteTable: Sendable {
-    private(set) var routes: [(method: HTTPRequest.Method, segments: [String])] = []
+/// A shared reference: the error middleware must be added before the routes it guards, and
+/// learns them as they are registered.
+final class RouteTable: Sendable {
+    private let routes = Mutex<[(method: HTTPRequest.Method, segments: [String])]>([])
 
-    mutating func add(_ method: HTTPRequest.Method, _ path: String) {
-        routes.append((method, Self.segments(path)))
+    func add(_ method: HTTPRequest.Method, _ path: String) {
+        routes.withLock { $0.append((method, Self.segments(path))) }
     }
 
     func hasPath(_ path: String, withMethodOtherThan method: HTTPRequest.Method) -> Bool {
         let requested = Self.segments(path)
-        return routes.contains { route in
+        return routes.withLock { $0 }.contains { route in
             route.method != method && route.segments.count == requested.count
                 && zip(route.segments, requested).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
         }

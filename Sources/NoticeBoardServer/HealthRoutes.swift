@@ -5,7 +5,7 @@ import NoticeBoardCore
 struct HealthRoutes: Sendable {
     let board: Board
 
-    func register(on router: Router<AppRequestContext>, table: inout RouteTable) {
+    func register(on router: Router<AppRequestContext>, table: RouteTable) {
         router.get("/healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
         table.add(.get, "/healthz")
         router.get("/readyz") { _, _ in

@@ -14,7 +14,7 @@ struct PostRoutes: Sendable {
     let postLimiter: RateLimiter
     let identity: ClientIdentity
 
-    func register(on router: Router<AppRequestContext>, table: inout RouteTable) {
+    func register(on router: Router<AppRequestContext>, table: RouteTable) {
         router.post("/api/v1/posts", use: create)
         table.add(.post, "/api/v1/posts")
         router.get("/api/v1/posts", use: browse)

@@ -1,0 +1,53 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Runs a program to completion with `posix_spawn` and `waitpid`.
+///
+/// Foundation's `Process` is not used: on Linux it can miss the exit of a child whose own child
+/// daemonises (`pg_ctl start` leaving the postmaster behind) and wait forever on a zombie.
+/// Output goes to a file, never a pipe, for the same reason: the daemon inherits it.
+enum ChildProcess {
+    struct Result {
+        var status: Int32
+        var output: String
+    }
+
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
+        let fileManager = FileManager.default
+        let scratch = fileManager.temporaryDirectory.appendingPathComponent("noticeboard-\(UUID().uuidString)")
+        let inputPath = scratch.path + ".in", outputPath = scratch.path + ".out"
+        fileManager.createFile(atPath: inputPath, contents: Data((input ?? "").utf8), attributes: [.posixPermissions: 0o644])
+        defer {
+            try? fileManager.removeItem(atPath: inputPath)
+            try? fileManager.removeItem(atPath: outputPath)
+        }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            envp.forEach { free($0) }
+        }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
+        guard spawned == 0 else { throw EmbeddedPostgresError.commandFailed(program: executable, status: spawned, output: "cannot start") }
+
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 {
+            guard errno == EINTR else { break }
+        }
+        let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return Result(status: exitStatus, output: output)
+    }
+}

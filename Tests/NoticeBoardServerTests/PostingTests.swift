@@ -1,0 +1,179 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NoticeBoardCore
+import NoticeBoardServer
+import Testing
+
+@Suite struct PostingTests {
+    @Test func aPostIsFoundByTheNextPhoneStandingThere() async throws {
+        try await TestApp.make().test { http, _ in
+            let created = try await http.postJSON(
+                #"{"lat": 22.41961, "lon": 114.20684, "heading": 270.0, "message": "  Too many things on my desk 😢\r\n ", "tag": " LifeStyle ", "accuracy": 8, "floor": 2}"#)
+            #expect(created.status == .created)
+            let post = try created.decoded(PostBody.self)
+            #expect(created.headers[.location] == "/api/v1/posts/\(post.id)")
+            #expect(post.id > 0 && post.lat == 22.41961 && post.lon == 114.20684 && post.heading == 270)
+            #expect(post.message == "Too many things on my desk 😢" && post.tag == "lifestyle")
+            #expect(post.accuracy == 8 && post.floor == 2 && post.beacon == nil)
+            #expect(Timestamp.parseCeilingMilliseconds(post.createdAt) != nil && post.createdAt.hasSuffix("Z") && post.createdAt.count == 24)
+
+            let fetched = try await http.get("/api/v1/posts/\(post.id)")
+            #expect(fetched.status == .ok)
+            #expect(try fetched.decoded(PostBody.self) == post)
+
+            let nearby = try await http.get("/api/v1/posts/nearby?lat=22.4196&lon=114.2068&radius=50").decoded(PageBody.self)
+            #expect(nearby.posts.map(\.id) == [post.id])
+            #expect(nearby.posts[0].distance! > 0 && nearby.posts[0].distance! < 50)
+            #expect(nearby.nextCursor == nil)
+
+            let browse = try await http.get("/api/v1/posts?bbox=114,22,115,23").decoded(PageBody.self)
+            #expect(browse.posts.map(\.id) == [post.id] && browse.posts[0].distance == nil)
+
+            // The exact createdAt selects the post: from is inclusive, to exclusive.
+            let from = try await http.get("/api/v1/posts?from=\(post.createdAt)").decoded(PageBody.self)
+            #expect(from.posts.map(\.id) == [post.id])
+            let to = try await http.get("/api/v1/posts?to=\(post.createdAt)").decoded(PageBody.self)
+            #expect(to.posts.isEmpty)
+
+            let tags = try await http.get("/api/v1/tags").decoded([String: [[String: TagValue]]].self)
+            #expect(tags["tags"]?.first?["tag"] == .text("lifestyle") && tags["tags"]?.first?["count"] == .number(1))
+        }
+    }
+
+    enum TagValue: Decodable, Equatable {
+        case text(String), number(Int)
+        init(from decoder: any Decoder) throws {
+            let container = try decoder.singleValueContainer()
+            if let number = try? container.decode(Int.self) { self = .number(number) } else { self = .text(try container.decode(String.self)) }
+        }
+    }
+
+    @Test func unknownPostsAndRoutesAre404AndWrongMethodsAre405() async throws {
+        try await TestApp.make().test { http, _ in
+            for uri in ["/api/v1/posts/999", "/api/v1/posts/abc", "/api/v1/posts/-1", "/api/v1/nothing", "/"] {
+                let response = try await http.get(uri)
+                #expect(response.status == .notFound, "\(uri)")
+                #expect(try response.decoded(ErrorBody.self).error.code == "not_found")
+            }
+            let wrongMethod = try await http.execute(uri: "/api/v1/posts/nearby", method: .delete)
+            #expect(wrongMethod.status == .methodNotAllowed)
+            #expect(try wrongMethod.decoded(ErrorBody.self).error.code == "method_not_allowed")
+            #expect(try await http.execute(uri: "/api/v1/posts/5", method: .put).status == .methodNotAllowed)
+        }
+    }
+
+    @Test(arguments: [
+        (#"{"lat": "22.4", "lon": 1, "message": "m", "tag": "t"}"#, "lat"),
+        (#"{"lat": 1, "message": "m", "tag": "t"}"#, "lon"),
+        (#"{"lat": 1, "lon": 1e999, "message": "m", "tag": "t"}"#, nil),
+        (#"{"lat": 1, "lon": 1, "message": "m", "tag": "t", "heading": 360}"#, "heading"),
+        (#"{"lat": 1, "lon": 1, "message": "", "tag": "t"}"#, "message"),
+        (#"{"lat": 1, "lon": 1, "message": "m", "tag": "<script>"}"#, "tag"),
+        (#"{"lat": 1, "lon": 1, "message": "m", "tag": "t", "floor": 1.5}"#, "floor"),
+        (#"{"lat": 1, "lon": 1, "message": "m", "tag": "t", "accuracy": 10001}"#, "accuracy"),
+        (#"{"beacon": "f7826da6-4fa2-4e98-8024-bc5b71e0893e:1:2", "message": "m", "tag": "t"}"#, "beacon"),
+        (#"{"lat": 1, "lon": 1, "message": "m", "#, nil),
+        (#"[]"#, nil),
+        (#"null"#, nil),
+    ] as [(String, String?)])
+    func badBodiesAre400NamingTheField(body: String, field: String?) async throws {
+        try await TestApp.make().test { http, _ in
+            let response = try await http.postJSON(body)
+            #expect(response.status == .badRequest)
+            let error = try response.decoded(ErrorBody.self).error
+            #expect(error.code == "invalid_request")
+            #expect(error.field == field)
+            // Nothing was stored.
+            #expect(try await http.get("/api/v1/posts").decoded(PageBody.self).posts.isEmpty)
+        }
+    }
+
+    @Test func mediaTypeAndSizeLimits() async throws {
+        try await TestApp.make().test { http, _ in
+            let plain = try await http.postJSON(postJSON(lat: 1, lon: 1), headers: [.contentType: "text/plain"])
+            #expect(plain.status == .unsupportedMediaType)
+            #expect(try plain.decoded(ErrorBody.self).error.code == "unsupported_media_type")
+            let missing = try await http.execute(uri: "/api/v1/posts", method: .post, body: ByteBuffer(string: postJSON(lat: 1, lon: 1)))
+            #expect(missing.status == .unsupportedMediaType)
+            let charset = try await http.postJSON(postJSON(lat: 1, lon: 1), headers: [.contentType: "application/json; charset=utf-8"])
+            #expect(charset.status == .created)
+
+            let big = postJSON(lat: 1, lon: 1, message: String(repeating: "a", count: 17 * 1024))
+            let tooLarge = try await http.postJSON(big)
+            #expect(tooLarge.status == .contentTooLarge)
+            #expect(try tooLarge.decoded(ErrorBody.self).error.code == "payload_too_large")
+            // A message over 2000 scalars but under 16 KiB is a 400 on the message.
+            let long = try await http.postJSON(postJSON(lat: 1, lon: 1, message: String(repeating: "b", count: 2001)))
+            #expect(long.status == .badRequest)
+            #expect(try long.decoded(ErrorBody.self).error.field == "message")
+        }
+    }
+
+    @Test func idempotentRetriesCreateOnePost() async throws {
+        try await TestApp.make().test { http, _ in
+            let body = postJSON(lat: 10, lon: 20, message: "once")
+            let first = try await http.postJSON(body, headers: [HTTPField.Name("Idempotency-Key")!: "key-1"])
+            #expect(first.status == .created)
+            // Same content spelled differently is the same request.
+            let respelled = #"{"tag":"food","message":"once","lon":20,"lat":10.0}"#
+            let retry = try await http.postJSON(respelled, headers: [HTTPField.Name("Idempotency-Key")!: "key-1"])
+            #expect(retry.status == .ok)
+            #expect(try retry.decoded(PostBody.self) == first.decoded(PostBody.self))
+            let conflict = try await http.postJSON(postJSON(lat: 10, lon: 20, message: "other"), headers: [HTTPField.Name("Idempotency-Key")!: "key-1"])
+            #expect(conflict.status == .conflict)
+            #expect(try conflict.decoded(ErrorBody.self).error.code == "conflict")
+            for bad in ["", String(repeating: "k", count: 201)] {
+                let response = try await http.postJSON(body, headers: [HTTPField.Name("Idempotency-Key")!: bad])
+                #expect(response.status == .badRequest)
+                #expect(try response.decoded(ErrorBody.self).error.field == "Idempotency-Key")
+            }
+            #expect(try await http.get("/api/v1/posts").decoded(PageBody.self).posts.count == 1)
+        }
+    }
+
+    @Test func simultaneousDuplicatesCreateOnePost() async throws {
+        try await TestApp.make().test { http, _ in
+            let body = postJSON(lat: 1, lon: 2, message: "race")
+            let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, Int64).self) { group in
+                for _ in 0..<12 {
+                    group.addTask {
+                        let response = try await http.postJSON(body, headers: [HTTPField.Name("Idempotency-Key")!: "race-key"])
+                        return (response.status, try response.decoded(PostBody.self).id)
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0.0 == .created }.count == 1)
+            #expect(statuses.allSatisfy { $0.0 == .created || $0.0 == .ok })
+            #expect(Set(statuses.map(\.1)).count == 1)
+            #expect(try await http.get("/api/v1/posts").decoded(PageBody.self).posts.count == 1)
+        }
+    }
+
+    @Test func postingIsRateLimitedPerClientAndOnlyCreatedPostsCount() async throws {
+        var app = try await TestApp.make()
+        app.settings = ServerSettings(port: 0, postRatePerMinute: 2, postBurst: 2, trustedProxies: ["127.0.0.1"])
+        try await app.test(.live) { http, _ in
+            let alice: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "203.0.113.7"]
+            // Bad requests do not spend the allowance.
+            for _ in 0..<3 { #expect(try await http.postJSON("{}", headers: alice).status == .badRequest) }
+            #expect(try await http.postJSON(postJSON(lat: 1, lon: 1), headers: alice).status == .created)
+            var keyed = alice
+            keyed[HTTPField.Name("Idempotency-Key")!] = "alice-1"
+            #expect(try await http.postJSON(postJSON(lat: 1, lon: 2), headers: keyed).status == .created)
+            let limited = try await http.postJSON(postJSON(lat: 1, lon: 3), headers: alice)
+            #expect(limited.status == .tooManyRequests)
+            #expect(try limited.decoded(ErrorBody.self).error.code == "rate_limited")
+            let retryAfter = try #require(limited.headers[.retryAfter].flatMap { Int($0) })
+            #expect(retryAfter >= 1 && retryAfter <= 60)
+            // A replay is answered even over the limit; it creates nothing.
+            #expect(try await http.postJSON(postJSON(lat: 1, lon: 2), headers: keyed).status == .ok)
+            // Another client has its own allowance.
+            let bob: HTTPFields = [HTTPField.Name("X-Forwarded-For")!: "198.51.100.1"]
+            #expect(try await http.postJSON(postJSON(lat: 1, lon: 4), headers: bob).status == .created)
+            #expect(try await http.get("/api/v1/posts").decoded(PageBody.self).posts.count == 3)
+        }
+    }
+}
