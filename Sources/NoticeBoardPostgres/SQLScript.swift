@@ -1,7 +1,7 @@
 /// Splits a SQL script into statements, because the extended query protocol runs one at a time.
 /// Semicolons inside quotes, dollar quotes and comments do not split.
-enum SQLScript {
-    static func statements(_ script: String) -> [String] {
+public enum SQLScript {
+    public static func statements(_ script: String) -> [String] {
         let chars = Array(script)
         var statements: [String] = []
         var current = ""
