@@ -176,9 +176,14 @@ public final class EmbeddedPostgres: Sendable {
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    /// `initdb` and `pg_ctl` on PATH, else the newest `/usr/lib/postgresql/*/bin`.
+    /// `NOTICEBOARD_POSTGRES_BIN` if set, else `initdb` and `pg_ctl` on PATH, else the newest
+    /// `/usr/lib/postgresql/*/bin`.
     static func findBinaries() -> URL? {
         let fileManager = FileManager.default
+        if let configured = ProcessInfo.processInfo.environment["NOTICEBOARD_POSTGRES_BIN"] {
+            let directory = URL(fileURLWithPath: configured)
+            return fileManager.isExecutableFile(atPath: directory.appendingPathComponent("initdb").path) ? directory : nil
+        }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         for directory in path.split(separator: ":").map(String.init) {
             let candidate = URL(fileURLWithPath: directory)

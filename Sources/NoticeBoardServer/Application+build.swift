@@ -9,6 +9,10 @@ public func buildRouter(board: Board, settings: ServerSettings) -> Router<AppReq
     // Middleware applies only to routes registered after it: it comes first.
     let table = RouteTable()
     router.middlewares.add(ErrorMiddleware(routes: table))
+    // The web page: tried only where no route answers (so `/` and its assets), with
+    // Last-Modified/ETag revalidation.
+    router.middlewares.add(
+        FileMiddleware(settings.resolvedWebDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true))
     PostRoutes(
         board: board,
         postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),

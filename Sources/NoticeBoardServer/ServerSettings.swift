@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// What the HTTP layer needs to know beyond the board itself.
 public struct ServerSettings: Sendable {
@@ -12,11 +13,15 @@ public struct ServerSettings: Sendable {
     public var trustedProxies: [String]
     /// The key of the `clientId` pseudonyms.
     public var clientHashKey: SymmetricKey
+    /// The web page's files; `nil` serves the copy built into the binary's resources (`web/`).
+    public var webDirectory: String?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, postRatePerMinute: Int = 30, postBurst: Int = 10,
-        reportThreshold: Int = 5, trustedProxies: [String] = [], clientHashKey: SymmetricKey = SymmetricKey(size: .bits256)
+        reportThreshold: Int = 5, trustedProxies: [String] = [], clientHashKey: SymmetricKey = SymmetricKey(size: .bits256),
+        webDirectory: String? = nil
     ) {
+        self.webDirectory = webDirectory
         self.host = host
         self.port = port
         self.postRatePerMinute = postRatePerMinute
@@ -24,5 +29,12 @@ public struct ServerSettings: Sendable {
         self.reportThreshold = reportThreshold
         self.trustedProxies = trustedProxies
         self.clientHashKey = clientHashKey
+    }
+}
+
+extension ServerSettings {
+    /// The directory the page is served from.
+    var resolvedWebDirectory: String {
+        webDirectory ?? Bundle.module.url(forResource: "Web", withExtension: nil)?.path ?? "web"
     }
 }

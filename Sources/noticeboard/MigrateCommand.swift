@@ -10,7 +10,12 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = database.makeLogger()
-        let handle = try database.openDatabase(logger: logger)
+        let handle: DatabaseHandle
+        do {
+            handle = try database.openDatabase(logger: logger)
+        } catch let error as EmbeddedPostgresError {
+            throw fail(error.description)
+        }
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
         let applied = try await withThrowingTaskGroup(of: Void.self) { group in

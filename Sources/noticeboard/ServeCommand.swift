@@ -29,6 +29,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Distinct reporters that hide a post automatically. Default 5. Env: NOTICEBOARD_REPORT_THRESHOLD.")
     var reportThreshold: Int?
 
+    @Option(help: "Serve the web page from this directory instead of the copy built in. Env: NOTICEBOARD_WEB_DIR.")
+    var webDir: String?
+
     @Option(help: "A proxy whose X-Forwarded-For is trusted (repeatable). Env: NOTICEBOARD_TRUSTED_PROXIES (comma-separated).")
     var trustedProxy: [String] = []
 
@@ -39,7 +42,7 @@ struct ServeCommand: AsyncParsableCommand {
         do {
             handle = try database.openDatabase(logger: logger)
         } catch let error as EmbeddedPostgresError {
-            throw ValidationError(error.description)
+            throw fail(error.description)
         }
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
@@ -70,7 +73,8 @@ struct ServeCommand: AsyncParsableCommand {
             postBurst: try Environment.integer(postBurst, "NOTICEBOARD_POST_BURST", default: 10),
             reportThreshold: try Environment.integer(reportThreshold, "NOTICEBOARD_REPORT_THRESHOLD", default: 5),
             trustedProxies: proxies,
-            clientHashKey: try clientHashKey())
+            clientHashKey: try clientHashKey(),
+            webDirectory: Environment.value(webDir, "NOTICEBOARD_WEB_DIR"))
         guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be in 0...65535") }
         guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }
         guard settings.postBurst >= 1 else { throw ValidationError("the post burst must be at least 1") }

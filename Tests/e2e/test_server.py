@@ -1,0 +1,103 @@
+"""End-to-end: the built binary, its embedded PostgreSQL, restarts and crashes."""
+import concurrent.futures
+import os
+import signal
+import subprocess
+
+from conftest import BINARY, cluster_running
+
+
+def note(i, **extra):
+    return {"lat": 22.3 + i * 1e-5, "lon": 114.2, "message": f"note {i}", "tag": "food", **extra}
+
+
+def test_posts_survive_a_restart_and_the_cluster_stops_with_the_server(server_factory, data_dir):
+    server = server_factory()
+    assert "embedded PostgreSQL" in "".join(server.lines)
+    created = [server.post(note(i)) for i in range(5)]
+    assert [r.status_code for r in created] == [201] * 5
+    ids = {r.json()["id"] for r in created}
+    assert server.stop() == 0
+    assert not cluster_running(data_dir), "SIGTERM must stop the embedded cluster"
+
+    again = server_factory()
+    page = again.get("/api/v1/posts").json()
+    assert {p["id"] for p in page["posts"]} == ids
+    nearby = again.get("/api/v1/posts/nearby", params={"lat": 22.3, "lon": 114.2, "radius": 50}).json()
+    assert {p["id"] for p in nearby["posts"]} == ids
+    assert all(p["distance"] <= 50 for p in nearby["posts"])
+
+
+def test_no_acknowledged_post_is_lost_when_the_server_is_killed(server_factory):
+    """kill -9 during a burst of concurrent posts: every 201 is served after the restart, and
+    retried idempotent requests create no duplicates."""
+    server = server_factory("--post-rate-per-minute", "0")
+    acknowledged = {}
+
+    def send(i):
+        try:
+            response = server.post(note(i), headers={"Idempotency-Key": f"burst-{i}"})
+            if response.status_code == 201:
+                acknowledged[i] = response.json()["id"]
+        except Exception:
+            pass  # the server died under this request: not acknowledged
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(send, i) for i in range(400)]
+        while len(acknowledged) < 40:
+            pass
+        server.process.send_signal(signal.SIGKILL)
+        concurrent.futures.wait(futures)
+    server.process.wait(30)
+    assert len(acknowledged) >= 40
+
+    again = server_factory("--post-rate-per-minute", "0")
+    stored = {p["id"] for p in again.get("/api/v1/posts", params={"limit": 500}).json()["posts"]}
+    assert set(acknowledged.values()) <= stored
+    # Retrying every request with its key returns the original post and creates nothing new.
+    for i, post_id in list(acknowledged.items())[:50]:
+        retry = again.post(note(i), headers={"Idempotency-Key": f"burst-{i}"})
+        assert retry.status_code == 200 and retry.json()["id"] == post_id
+    after = {p["id"] for p in again.get("/api/v1/posts", params={"limit": 500}).json()["posts"]}
+    assert after == stored
+
+
+def test_errors_are_json_naming_the_field(server_factory):
+    server = server_factory()
+    bad = server.post({"lat": "22.4", "lon": 1, "message": "m", "tag": "t"})
+    assert bad.status_code == 400
+    assert bad.json()["error"] == {"code": "invalid_request", "field": "lat", "message": bad.json()["error"]["message"]}
+    assert server.get("/api/v1/posts/nearby", params={"lat": 1}).json()["error"]["field"] == "lon"
+    chunked = server.post(None, data=iter([b"{" + b" " * 9000, b" " * 9000 + b"}"]),
+                          headers={"Content-Type": "application/json"})
+    assert chunked.status_code == 413 and chunked.json()["error"]["code"] == "payload_too_large"
+    assert server.get("/healthz").status_code == 200
+
+
+def test_a_second_command_joins_the_running_cluster(server_factory, data_dir):
+    server_factory()
+    result = subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "up to date" in result.stdout
+    assert cluster_running(data_dir), "a command that joined the server's cluster must not stop it"
+
+
+def test_missing_postgresql_is_one_clear_line(tmp_path):
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    result = subprocess.run([BINARY, "serve", "--data-dir", str(tmp_path / "data")], capture_output=True, text=True,
+                            timeout=60, env={**os.environ, "NOTICEBOARD_POSTGRES_BIN": str(empty)})
+    assert result.returncode != 0
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    assert len(lines) == 1 and "apt-get install" in lines[0] and "postgresql" in lines[0], result.stderr
+
+
+def test_the_web_page_is_served_at_the_root(server_factory):
+    server = server_factory()
+    page = server.get("/")
+    assert page.status_code == 200 and page.headers["Content-Type"].startswith("text/html")
+    assert "<title>NoticeBoard</title>" in page.text
+    script = server.get("/app.js")
+    assert script.status_code == 200 and "javascript" in script.headers["Content-Type"]
+    assert server.get("/app.js", headers={"If-None-Match": script.headers["ETag"]}).status_code == 304
+    assert server.get("/nope.js").json()["error"]["code"] == "not_found"
