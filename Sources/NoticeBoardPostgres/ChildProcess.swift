@@ -19,7 +19,7 @@ enum ChildProcess {
         let fileManager = FileManager.default
         let scratch = fileManager.temporaryDirectory.appendingPathComponent("noticeboard-\(UUID().uuidString)")
         let inputPath = scratch.path + ".in", outputPath = scratch.path + ".out"
-        fileManager.createFile(atPath: inputPath, contents: Data((input ?? "").utf8), attributes: [.posixPermissions: 0o644])
+        _ = fileManager.createFile(atPath: inputPath, contents: Data((input ?? "").utf8), attributes: [.posixPermissions: 0o644])
         defer {
             try? fileManager.removeItem(atPath: inputPath)
             try? fileManager.removeItem(atPath: outputPath)

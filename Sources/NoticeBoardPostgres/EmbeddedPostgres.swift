@@ -82,7 +82,7 @@ public final class EmbeddedPostgres: Sendable {
         let passwordCopy = dataDirectory.appendingPathComponent("initdb-password.tmp")
         try password.write(to: passwordCopy, atomically: true, encoding: .utf8)
         defer { try? fileManager.removeItem(at: passwordCopy) }
-        fileManager.createFile(atPath: logFile.path, contents: nil)
+        _ = fileManager.createFile(atPath: logFile.path, contents: nil)
         if let runAs {
             try chown([clusterDirectory, passwordCopy, logFile], to: runAs)
         }
@@ -131,7 +131,7 @@ public final class EmbeddedPostgres: Sendable {
         }
         let password = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "+", with: "-")
-        FileManager.default.createFile(atPath: passwordFile.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
+        _ = FileManager.default.createFile(atPath: passwordFile.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
         return password
     }
 

@@ -96,6 +96,19 @@ public struct PostgresPostStore: PostStore {
         }
     }
 
+    /// Forgets idempotency keys older than `days` (the contract keeps them at least 24 hours).
+    @discardableResult
+    public func purgeIdempotencyKeys(olderThanDays days: Int = 7) async throws -> Int {
+        try await translatingErrors {
+            let rows = try await client.query(
+                "DELETE FROM idempotency_keys WHERE created_at < now() - \(days) * interval '1 day' RETURNING key",
+                logger: logger)
+            var purged = 0
+            for try await _ in rows { purged += 1 }
+            return purged
+        }
+    }
+
     public func isReachable() async -> Bool {
         do {
             return try await withThrowingTaskGroup(of: Bool.self) { group in

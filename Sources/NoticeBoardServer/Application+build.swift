@@ -4,7 +4,7 @@ import NoticeBoardCore
 import ServiceLifecycle
 
 /// Builds the router; production and tests use this one function, so wiring is tested once.
-public func buildRouter(board: Board, settings: ServerSettings) -> Router<AppRequestContext> {
+public func buildRouter(board: Board, settings: ServerSettings, logger: Logger = Logger(label: "noticeboard")) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
     let table = RouteTable()
@@ -12,7 +12,9 @@ public func buildRouter(board: Board, settings: ServerSettings) -> Router<AppReq
     // The web page: tried only where no route answers (so `/` and its assets), with
     // Last-Modified/ETag revalidation.
     router.middlewares.add(
-        FileMiddleware(settings.resolvedWebDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true))
+        FileMiddleware(
+            settings.resolvedWebDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true,
+            logger: logger))
     PostRoutes(
         board: board,
         postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
@@ -30,7 +32,7 @@ public func buildApplication(
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> Application<RouterResponder<AppRequestContext>> {
     Application(
-        router: buildRouter(board: board, settings: settings),
+        router: buildRouter(board: board, settings: settings, logger: logger),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
         services: services + [IndexLoader(board: board, prepare: prepare, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

@@ -51,7 +51,10 @@ struct ServeCommand: AsyncParsableCommand {
         let summary = handle.summary
         let app = buildApplication(
             board: board, settings: settings, services: [client], logger: logger,
-            prepare: { try await Migrator(client: client, logger: logger).migrate(try Migration.bundled()) },
+            prepare: {
+                try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
+                try await store.purgeIdempotencyKeys()
+            },
             onServerRunning: { port in
                 // Unbuffered, so scripts waiting for this line see it at once.
                 let line = "NoticeBoard listening on http://\(settings.host):\(port) — database: \(summary)\n"
