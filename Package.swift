@@ -38,7 +38,7 @@ let package = Package(
         .target(
             name: "NoticeBoardServer",
             dependencies: [
-                "NoticeBoardCore",
+                "NoticeBoardCore", "GeoIndex",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -77,3 +77,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// The index benchmark is compiled only when asked for: NOTICEBOARD_BENCHMARKS=1.
+if Context.environment["NOTICEBOARD_BENCHMARKS"] == "1" {
+    package.products.append(.executable(name: "noticeboard-bench", targets: ["IndexBenchmark"]))
+    package.targets.append(.executableTarget(name: "IndexBenchmark", dependencies: ["GeoIndex", "NoticeBoardCore"]))
+}

@@ -1,12 +1,15 @@
-/// The in-memory spatial-temporal index: posts bucketed in a fixed grid of cells, each query
-/// covering its area conservatively and refining every candidate exactly.
-///
-/// A value type: the board keeps one behind a lock, so a reader never sees a half-applied change.
-public struct PostIndex: Sendable {
+/// The simple structure: posts bucketed in a fixed grid of 0.05° cells, each query covering its
+/// area conservatively and refining every candidate exactly, then sorting. It is the second
+/// implementation the conformance suite and the benchmark hold the R-tree against.
+public struct GridIndex: SpatialIndex {
     private var cells: [Int: [IndexedPost]] = [:]
     private var cellOfPost: [Int64: Int] = [:]
 
     public init() {}
+
+    public init(bulk posts: [IndexedPost]) {
+        for post in posts { insert(post) }
+    }
 
     public var count: Int { cellOfPost.count }
 
@@ -59,6 +62,18 @@ public struct PostIndex: Sendable {
             if box.contains(lat: post.lat, lon: post.lon), filter.matches(post) { counts[post.tag, default: 0] += 1 }
         }
         return counts
+    }
+
+    /// The matching posts in the box grouped for display at a map zoom level, and their total.
+    public func clusters(in box: GeoBox, filter: PostFilter, zoom: Int) -> (clusters: [Cluster], total: Int) {
+        var grid = ClusterGrid(zoom: zoom)
+        var total = 0
+        forEachCandidate(in: CellGrid.cover(of: box)) { post in
+            guard box.contains(lat: post.lat, lon: post.lon), filter.matches(post) else { return }
+            grid.add(post)
+            total += 1
+        }
+        return (grid.clusters(), total)
     }
 
     /// Every post in the cover's cells, each once. A cover larger than the set of non-empty

@@ -15,10 +15,11 @@ public final class Board: Sendable {
     /// Whether the index has been loaded from the store.
     public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
 
-    /// Rebuilds the index from the store of record.
+    /// Rebuilds the index from the store of record (streamed, then bulk-built).
     public func load() async throws {
-        var fresh = BoardState()
-        try await store.forEachVisiblePost { fresh.insert($0) }
+        var posts: [Post] = []
+        try await store.forEachVisiblePost { posts.append($0) }
+        let fresh = BoardState(bulk: posts)
         state.withLock { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
@@ -79,6 +80,14 @@ public final class Board: Sendable {
         }
     }
 
+    /// The matching posts in the box, grouped for a map at the query's zoom; counts sum to `total`.
+    public func clusters(_ query: ClustersQuery) -> (clusters: [Cluster], total: Int) {
+        state.withLock { state in
+            state.index.clusters(
+                in: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil), zoom: query.zoom)
+        }
+    }
+
     /// Tag counts in the box and time range, count descending, ties by tag.
     public func tags(_ query: TagsQuery) -> [TagCount] {
         state.withLock { state in
@@ -101,12 +110,28 @@ struct BoardState: Sendable {
     var posts: [Int64: Post] = [:]
     var tags = TagInterner()
 
+    init() {}
+
+    init(bulk all: [Post]) {
+        posts.reserveCapacity(all.count)
+        var hot: [IndexedPost] = []
+        hot.reserveCapacity(all.count)
+        for post in all {
+            posts[post.id] = post
+            hot.append(indexed(post))
+        }
+        index = PostIndex(bulk: hot)
+    }
+
     mutating func insert(_ post: Post) {
         posts[post.id] = post
-        index.insert(
-            IndexedPost(
-                id: post.id, lat: post.lat, lon: post.lon, heading: post.heading,
-                tag: tags.intern(post.tag), createdAt: post.createdAt, floor: post.floor.map { Int16($0) }))
+        index.insert(indexed(post))
+    }
+
+    private mutating func indexed(_ post: Post) -> IndexedPost {
+        IndexedPost(
+            id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, tag: tags.intern(post.tag),
+            createdAt: post.createdAt, floor: post.floor.map { Int16($0) })
     }
 
     /// An index filter; an empty `tags` list means every tag. Tags never stored match nothing.

@@ -77,6 +77,23 @@ public struct BrowseQuery: Sendable {
     }
 }
 
+/// `GET /api/v1/posts/clusters`, validated.
+public struct ClustersQuery: Sendable {
+    public var box: GeoBox
+    public var zoom: Int
+    public var tags: [String]
+    public var from: Int64?
+    public var to: Int64?
+
+    public init(_ parameters: QueryParameters) throws(ValidationError) {
+        box = try parameters.box() ?? .world
+        guard let zoom = try parameters.integer("zoom", in: 0...22) else { throw ValidationError(field: "zoom", "is required (0 to 22)") }
+        self.zoom = zoom
+        tags = try parameters.tags()
+        (from, to) = try parameters.timeRange()
+    }
+}
+
 /// `GET /api/v1/tags`, validated.
 public struct TagsQuery: Sendable {
     public var box: GeoBox

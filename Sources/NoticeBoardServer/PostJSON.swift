@@ -1,3 +1,4 @@
+import GeoIndex
 import NoticeBoardCore
 
 /// The post object of the contract; optional fields are written as `null`, never left out.
@@ -47,4 +48,20 @@ struct TagCountsJSON: Encodable {
         var count: Int
     }
     var tags: [Entry]
+}
+
+/// `{"clusters": [{"lat", "lon", "count", "postId"?}], "total": N}`.
+struct ClustersJSON: Encodable {
+    struct Entry: Encodable {
+        var lat: Double
+        var lon: Double
+        var count: Int
+        var postId: Int64?
+
+        init(_ cluster: Cluster) {
+            (lat, lon, count, postId) = (cluster.lat, cluster.lon, cluster.count, cluster.postId)
+        }
+    }
+    var clusters: [Entry]
+    var total: Int
 }

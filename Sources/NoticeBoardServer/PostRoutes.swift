@@ -21,6 +21,8 @@ struct PostRoutes: Sendable {
         table.add(.get, "/api/v1/posts")
         router.get("/api/v1/posts/nearby", use: nearby)
         table.add(.get, "/api/v1/posts/nearby")
+        router.get("/api/v1/posts/clusters", use: clusters)
+        table.add(.get, "/api/v1/posts/clusters")
         router.get("/api/v1/posts/{id}", use: show)
         table.add(.get, "/api/v1/posts/{id}")
         router.get("/api/v1/tags", use: tags)
@@ -83,6 +85,12 @@ struct PostRoutes: Sendable {
         try requireLoaded()
         let page = board.browse(try BrowseQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(PostPageJSON(posts: page.items.map { PostJSON(post: $0) }, nextCursor: page.nextCursor))
+    }
+
+    @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try requireLoaded()
+        let result = board.clusters(try ClustersQuery(QueryParameters(urlQuery: request.uri.query)))
+        return JSONResponse.make(ClustersJSON(clusters: result.clusters.map(ClustersJSON.Entry.init), total: result.total))
     }
 
     @Sendable func tags(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -2,8 +2,25 @@ import BoardTestSupport
 import GeoIndex
 import Testing
 
-/// Every query shape against the brute-force oracle on seeded random data. A failure prints
-/// its seed; `NOTICEBOARD_TEST_SEED=<seed> swift test` replays it.
+/// The index structures under test: each is held to the same oracle.
+enum IndexKind: String, CaseIterable, Sendable {
+    case grid
+    /// The R-tree grown by inserts (splits).
+    case rtreeInserted
+    /// The R-tree bulk-loaded (sort-tile-recursive).
+    case rtreeBulk
+
+    func make(_ posts: [IndexedPost]) -> any SpatialIndex {
+        switch self {
+        case .grid: GridIndex(bulk: posts)
+        case .rtreeInserted: posts.reduce(into: RTreeIndex()) { $0.insert($1) }
+        case .rtreeBulk: RTreeIndex(bulk: posts)
+        }
+    }
+}
+
+/// Every query shape against the brute-force oracle on seeded random data, for every index
+/// structure. A failure prints its seed; `NOTICEBOARD_TEST_SEED=<seed> swift test` replays it.
 @Suite struct IndexConformanceTests {
     /// Seeds of past failures and hand-picked hard cases, replayed on every run.
     static let regressionSeeds: [UInt64] = [1, 42, 20_261_121]
@@ -15,15 +32,18 @@ import Testing
 
     struct Fixture {
         var samples: [SamplePost]
-        var index = PostIndex()
+        var index: any SpatialIndex
         var tags = TagInterner()
 
-        init(_ samples: [SamplePost]) {
+        init(_ samples: [SamplePost], kind: IndexKind = .rtreeBulk) {
             self.samples = samples
-            for sample in samples { index.insert(indexed(sample)) }
+            var interner = TagInterner()
+            let posts = samples.map { Fixture.indexed($0, &interner) }
+            tags = interner
+            index = kind.make(posts)
         }
 
-        mutating func indexed(_ sample: SamplePost) -> IndexedPost {
+        static func indexed(_ sample: SamplePost, _ tags: inout TagInterner) -> IndexedPost {
             IndexedPost(
                 id: sample.id, lat: sample.lat, lon: sample.lon, heading: sample.heading, tag: tags.intern(sample.tag),
                 createdAt: sample.createdAt, floor: sample.floor.map { Int16($0) })
@@ -80,16 +100,16 @@ import Testing
         }
     }
 
-    @Test(arguments: BoardShape.allCases)
-    func nearbyEqualsTheOracle(shape: BoardShape) {
+    @Test(arguments: IndexKind.allCases, BoardShape.allCases)
+    func nearbyEqualsTheOracle(kind: IndexKind, shape: BoardShape) {
         for seed in Self.regressionSeeds + [Self.runSeed] {
             var rng = SeededGenerator(seed: seed)
-            let fixture = Fixture(RandomBoard.posts(shape, count: 1500, using: &rng))
+            let fixture = Fixture(RandomBoard.posts(shape, count: 1500, using: &rng), kind: kind)
             for _ in 0..<100 {
                 let q = Self.randomNearby(fixture.samples, &rng)
                 let expected = Oracle.nearby(fixture.samples, q)
                 let got = Self.pageThrough(fixture, q, limit: Self.pageSize(for: expected.count, &rng))
-                #expect(got.map(\.id) == expected.map(\.id), "seed \(seed) shape \(shape) query \(q)")
+                #expect(got.map(\.id) == expected.map(\.id), "\(kind) seed \(seed) shape \(shape) query \(q)")
                 #expect(got.map(\.distance) == expected.map(\.distance), "seed \(seed)")
                 #expect(got.map(\.bearing) == expected.map(\.bearing), "seed \(seed)")
                 if got.map(\.id) != expected.map(\.id) { return }
@@ -97,11 +117,11 @@ import Testing
         }
     }
 
-    @Test(arguments: BoardShape.allCases)
-    func browseEqualsTheOracle(shape: BoardShape) {
+    @Test(arguments: IndexKind.allCases, BoardShape.allCases)
+    func browseEqualsTheOracle(kind: IndexKind, shape: BoardShape) {
         for seed in Self.regressionSeeds + [Self.runSeed] {
             var rng = SeededGenerator(seed: seed)
-            let fixture = Fixture(RandomBoard.posts(shape, count: 1500, using: &rng))
+            let fixture = Fixture(RandomBoard.posts(shape, count: 1500, using: &rng), kind: kind)
             for _ in 0..<60 {
                 let box = Self.randomBox(near: fixture.samples, &rng)
                 let tags: Set<String>? = Bool.random(using: &rng) ? nil : [RandomBoard.tags.randomElement(using: &rng)!]
@@ -115,7 +135,7 @@ import Testing
                     guard page.count == limit, let last = page.last else { break }
                     search.after = (last.createdAt, last.id)
                 }
-                #expect(got == expected.map(\.id), "seed \(seed) shape \(shape) box \(box)")
+                #expect(got == expected.map(\.id), "\(kind) seed \(seed) shape \(shape) box \(box)")
                 let counts = fixture.index.tagCounts(in: box, filter: .all)
                 let expectedCounts = Dictionary(
                     grouping: Oracle.browse(fixture.samples, west: box.west, south: box.south, east: box.east, north: box.north), by: \.tag
@@ -148,9 +168,10 @@ import Testing
         }
     }
 
-    @Test func removedPostsAreNeverFound() {
+    @Test(arguments: IndexKind.allCases)
+    func removedPostsAreNeverFound(kind: IndexKind) {
         var rng = SeededGenerator(seed: 7)
-        var fixture = Fixture(RandomBoard.posts(.duplicates, count: 400, using: &rng))
+        var fixture = Fixture(RandomBoard.posts(.duplicates, count: 400, using: &rng), kind: kind)
         let removed = Set(fixture.samples.filter { $0.id % 3 == 0 }.map(\.id))
         for id in removed { #expect(fixture.index.remove(id: id) != nil) }
         #expect(fixture.index.remove(id: 999_999) == nil)
@@ -162,11 +183,10 @@ import Testing
         }
     }
 
-    @Test func radiusBoundaryIsInclusive() {
-        var fixture = Fixture([])
+    @Test(arguments: IndexKind.allCases)
+    func radiusBoundaryIsInclusive(kind: IndexKind) {
         let post = SamplePost(id: 1, lat: 10, lon: 20, heading: nil, tag: "food", createdAt: 0, floor: nil)
-        fixture.samples = [post]
-        fixture.index.insert(fixture.indexed(post))
+        let fixture = Fixture([post], kind: kind)
         let exact = Geodesy.distance(lat1: 10, lon1: 20.001, lat2: 10, lon2: 20)
         var q = Oracle.Nearby(lat: 10, lon: 20.001, radius: exact)
         #expect(Self.pageThrough(fixture, q, limit: 5).map(\.id) == [1])
@@ -174,12 +194,13 @@ import Testing
         #expect(Self.pageThrough(fixture, q, limit: 5).isEmpty)
     }
 
-    @Test func searchesOverAPoleFindPostsOnEverySide() {
+    @Test(arguments: IndexKind.allCases)
+    func searchesOverAPoleFindPostsOnEverySide(kind: IndexKind) {
         var rng = SeededGenerator(seed: 99)
         let samples = (0..<360).map { i in
             SamplePost(id: Int64(i + 1), lat: 89.99, lon: Double(i) - 180, heading: nil, tag: "food", createdAt: Int64(i), floor: nil)
         }
-        let fixture = Fixture(samples)
+        let fixture = Fixture(samples, kind: kind)
         let q = Oracle.Nearby(lat: 90, lon: Double.random(in: -180...180, using: &rng), radius: 1200)
         let got = Self.pageThrough(fixture, q, limit: 50)
         #expect(got.count == 360)

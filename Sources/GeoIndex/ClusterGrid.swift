@@ -1,0 +1,102 @@
+import Foundation
+
+/// Map clusters: posts grouped in square Web-Mercator cells of a zoom level, each cluster at
+/// its members' centroid (averaged as unit vectors, so clusters straddling ±180 sit right).
+public struct Cluster: Sendable, Equatable {
+    public var lat: Double
+    public var lon: Double
+    public var count: Int
+    /// The post's id when the cluster holds exactly one.
+    public var postId: Int64?
+}
+
+public struct ClusterGrid: Sendable {
+    /// Cells per 256-pixel tile side: 4 makes a cluster cell 64 pixels wide on screen.
+    public static let cellsPerTile = 4
+    public static let maxClusters = 1000
+
+    /// Accumulates one cell's members.
+    struct Accumulator {
+        var count = 0
+        var x = 0.0, y = 0.0, z = 0.0
+        var onlyPost: IndexedPost?
+
+        mutating func add(_ post: IndexedPost) {
+            count += 1
+            let phi = Geodesy.radians(post.lat), lambda = Geodesy.radians(post.lon)
+            x += cos(phi) * cos(lambda)
+            y += cos(phi) * sin(lambda)
+            z += sin(phi)
+            onlyPost = count == 1 ? post : nil
+        }
+
+        mutating func merge(_ other: Accumulator) {
+            // A lone post merged into an empty cell is still that post.
+            onlyPost = count == 0 ? other.onlyPost : nil
+            count += other.count
+            x += other.x
+            y += other.y
+            z += other.z
+        }
+
+        var cluster: Cluster {
+            if count == 1, let post = onlyPost { return Cluster(lat: post.lat, lon: post.lon, count: 1, postId: post.id) }
+            let lat = Geodesy.degrees(atan2(z, (x * x + y * y).squareRoot()))
+            let lon = (x == 0 && y == 0) ? 0 : Geodesy.degrees(atan2(y, x))
+            return Cluster(lat: lat, lon: lon, count: count, postId: nil)
+        }
+    }
+
+    let cellsPerSide: Int
+    private var cells: [Int: Accumulator] = [:]
+
+    public init(zoom: Int) {
+        cellsPerSide = (1 << min(max(zoom, 0), 22)) * Self.cellsPerTile
+    }
+
+    public mutating func add(_ post: IndexedPost) {
+        cells[key(lat: post.lat, lon: post.lon, side: cellsPerSide), default: Accumulator()].add(post)
+    }
+
+    /// Adds a whole node's posts at once if they all fall in one cell; false if they do not.
+    mutating func addWhole(_ summary: NodeSummary) -> Bool {
+        let corner = key(lat: summary.minLat, lon: summary.minLon, side: cellsPerSide)
+        // The cell index grows with longitude and falls with latitude: two opposite corners
+        // in one cell put the whole box in it. 180 shares the first column with -180.
+        guard summary.maxLon < 180, corner == key(lat: summary.maxLat, lon: summary.maxLon, side: cellsPerSide) else {
+            return false
+        }
+        var whole = Accumulator()
+        whole.count = summary.count
+        (whole.x, whole.y, whole.z) = (summary.sumX, summary.sumY, summary.sumZ)
+        cells[corner, default: Accumulator()].merge(whole)
+        return true
+    }
+
+    /// The clusters, coarsening the grid (each step merging 2×2 cells) until there are at most 1000.
+    public func clusters() -> [Cluster] {
+        var side = cellsPerSide
+        var current = cells
+        while current.count > Self.maxClusters, side > 1 {
+            var coarser: [Int: Accumulator] = [:]
+            for (key, accumulator) in current {
+                let (column, row) = (key % side, key / side)
+                coarser[(row / 2) * (side / 2) + column / 2, default: Accumulator()].merge(accumulator)
+            }
+            side /= 2
+            current = coarser
+        }
+        return current.sorted { $0.key < $1.key }.map(\.value.cluster)
+    }
+
+    private func key(lat: Double, lon: Double, side: Int) -> Int {
+        // 180 and -180 are one meridian: both go to the first column.
+        let x = ((lon >= 180 ? lon - 360 : lon) + 180) / 360
+        let clampedLat = min(max(lat, -85.05112878), 85.05112878)
+        let sinLat = sin(Geodesy.radians(clampedLat))
+        let y = 0.5 - log((1 + sinLat) / (1 - sinLat)) / (4 * .pi)
+        let column = min(side - 1, max(0, Int(x * Double(side))))
+        let row = min(side - 1, max(0, Int(y * Double(side))))
+        return row * side + column
+    }
+}

@@ -1,0 +1,71 @@
+/// What an R-tree node knows of everything below it: enough to prune by space, time and tag,
+/// and to count and place a zoomed-out cluster without visiting the posts.
+struct NodeSummary: Sendable {
+    var box = VectorBox()
+    var minLat = Double.infinity, maxLat = -Double.infinity
+    var minLon = Double.infinity, maxLon = -Double.infinity
+    var minTime = Int64.max, maxTime = Int64.min
+    /// Bit `tag % 64` for every tag below (a superset test, never a false negative).
+    var tagMask: UInt64 = 0
+    var count = 0
+    var sumX = 0.0, sumY = 0.0, sumZ = 0.0
+
+    static func tagBit(_ tag: TagID) -> UInt64 { 1 << UInt64(tag % 64) }
+
+    mutating func add(_ post: IndexedPost, _ v: UnitVector) {
+        box.add(v)
+        minLat = min(minLat, post.lat); maxLat = max(maxLat, post.lat)
+        minLon = min(minLon, post.lon); maxLon = max(maxLon, post.lon)
+        minTime = min(minTime, post.createdAt); maxTime = max(maxTime, post.createdAt)
+        tagMask |= Self.tagBit(post.tag)
+        count += 1
+        sumX += v.x; sumY += v.y; sumZ += v.z
+    }
+
+    mutating func add(_ other: NodeSummary) {
+        box.add(other.box)
+        minLat = min(minLat, other.minLat); maxLat = max(maxLat, other.maxLat)
+        minLon = min(minLon, other.minLon); maxLon = max(maxLon, other.maxLon)
+        minTime = min(minTime, other.minTime); maxTime = max(maxTime, other.maxTime)
+        tagMask |= other.tagMask
+        count += other.count
+        sumX += other.sumX; sumY += other.sumY; sumZ += other.sumZ
+    }
+
+    /// Whether any post below may lie in the box (180 and -180 are one meridian).
+    func mayIntersect(_ geoBox: GeoBox) -> Bool {
+        guard count > 0, maxLat >= geoBox.south, minLat <= geoBox.north else { return false }
+        return geoBox.nonCrossingParts.contains { part in
+            (maxLon >= part.west && minLon <= part.east) || (maxLon >= 180 && part.west <= -180)
+                || (minLon <= -180 && part.east >= 180)
+        }
+    }
+
+    /// Whether every post below lies in the box.
+    func isInside(_ geoBox: GeoBox) -> Bool {
+        guard minLat >= geoBox.south, maxLat <= geoBox.north else { return false }
+        return geoBox.nonCrossingParts.contains { minLon >= $0.west && maxLon <= $0.east }
+    }
+
+    /// Whether some post below may pass the filter's tags and time range.
+    func mayMatch(_ filter: PostFilter, tagMask wanted: UInt64?) -> Bool {
+        if let wanted, tagMask & wanted == 0 { return false }
+        if let from = filter.createdFrom, maxTime < from { return false }
+        if let before = filter.createdBefore, minTime >= before { return false }
+        return true
+    }
+
+    /// Whether every post below passes the filter (then the node counts as a whole).
+    /// `tagBitsAreExact`: fewer than 65 tags exist, so each mask bit stands for one tag.
+    func allMatch(_ filter: PostFilter, tagBitsAreExact: Bool) -> Bool {
+        if filter.floor != nil { return false }
+        if let tags = filter.tags {
+            guard tagBitsAreExact, tagMask & ~Self.mask(of: tags) == 0 else { return false }
+        }
+        if let from = filter.createdFrom, minTime < from { return false }
+        if let before = filter.createdBefore, maxTime >= before { return false }
+        return true
+    }
+
+    static func mask(of tags: Set<TagID>) -> UInt64 { tags.reduce(0) { $0 | tagBit($1) } }
+}

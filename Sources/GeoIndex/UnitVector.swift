@@ -1,0 +1,81 @@
+import Foundation
+
+/// A point on the unit sphere. Chord lengths between unit vectors order points exactly as
+/// great-circle distances do, and a box around vectors bounds the chord to anything inside it,
+/// with no special case at the antimeridian or the poles.
+public struct UnitVector: Sendable, Equatable {
+    public var x: Double
+    public var y: Double
+    public var z: Double
+
+    @inlinable
+    public init(lat: Double, lon: Double) {
+        let phi = Geodesy.radians(lat), lambda = Geodesy.radians(lon)
+        let c = cos(phi)
+        x = c * cos(lambda)
+        y = c * sin(lambda)
+        z = sin(phi)
+    }
+
+    /// The great-circle distance in metres that corresponds to a chord of the unit sphere.
+    @inlinable
+    public static func metres(chord: Double) -> Double {
+        2 * Geodesy.earthRadiusMeters * asin(min(1, chord / 2))
+    }
+
+    /// The chord of the unit sphere that corresponds to a distance in metres.
+    @inlinable
+    public static func chord(metres: Double) -> Double {
+        let angle = min(.pi, metres / Geodesy.earthRadiusMeters)
+        return 2 * sin(angle / 2)
+    }
+}
+
+/// An axis-aligned box in 3-D around unit vectors.
+public struct VectorBox: Sendable, Equatable {
+    public var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
+    public var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
+
+    public init() {}
+
+    public var isEmpty: Bool { minX > maxX }
+
+    @inlinable
+    public mutating func add(_ v: UnitVector) {
+        minX = Swift.min(minX, v.x); maxX = Swift.max(maxX, v.x)
+        minY = Swift.min(minY, v.y); maxY = Swift.max(maxY, v.y)
+        minZ = Swift.min(minZ, v.z); maxZ = Swift.max(maxZ, v.z)
+    }
+
+    @inlinable
+    public mutating func add(_ b: VectorBox) {
+        minX = Swift.min(minX, b.minX); maxX = Swift.max(maxX, b.maxX)
+        minY = Swift.min(minY, b.minY); maxY = Swift.max(maxY, b.maxY)
+        minZ = Swift.min(minZ, b.minZ); maxZ = Swift.max(maxZ, b.maxZ)
+    }
+
+    @inlinable
+    public func contains(_ b: VectorBox) -> Bool {
+        b.isEmpty || (minX <= b.minX && minY <= b.minY && minZ <= b.minZ && maxX >= b.maxX && maxY >= b.maxY && maxZ >= b.maxZ)
+    }
+
+    /// The squared distance from a point to the nearest point of the box (0 inside).
+    @inlinable
+    public func squaredDistance(to v: UnitVector) -> Double {
+        let dx = v.x < minX ? minX - v.x : (v.x > maxX ? v.x - maxX : 0)
+        let dy = v.y < minY ? minY - v.y : (v.y > maxY ? v.y - maxY : 0)
+        let dz = v.z < minZ ? minZ - v.z : (v.z > maxZ ? v.z - maxZ : 0)
+        return dx * dx + dy * dy + dz * dz
+    }
+
+    /// Half the box's surface "margin" (sum of extents): the R-tree's insertion cost.
+    @inlinable
+    public var margin: Double { isEmpty ? 0 : (maxX - minX) + (maxY - minY) + (maxZ - minZ) }
+
+    @inlinable
+    public func union(_ other: VectorBox) -> VectorBox {
+        var u = self
+        u.add(other)
+        return u
+    }
+}
