@@ -1,6 +1,8 @@
 /// Posts stored column-wise by slot: coordinates as doubles (distances are computed from the
-/// stored values, exactly), heading as a double with NaN for "none", floor with a sentinel.
-/// 44 bytes a post; freed slots are reused.
+/// stored values, exactly), heading as a double with NaN for "none", floor with a sentinel,
+/// and the post as a single-precision unit vector: a cheap lower bound on its distance that
+/// spares the trigonometry for candidates that never reach the front. 56 bytes a post;
+/// freed slots are reused.
 struct PostColumns: Sendable {
     static let noFloor = Int16.min
 
@@ -11,6 +13,8 @@ struct PostColumns: Sendable {
     private(set) var heading: [Double] = []
     private(set) var tag: [TagID] = []
     private(set) var floor: [Int16] = []
+    /// x, y, z of each post's unit vector, three floats a slot.
+    private(set) var vector: [Float] = []
     private var freeSlots: [Int32] = []
 
     var slotCount: Int { id.count }
@@ -27,6 +31,8 @@ struct PostColumns: Sendable {
         heading.append(post.heading ?? .nan)
         tag.append(post.tag)
         floor.append(post.floor ?? Self.noFloor)
+        let v = UnitVector(lat: post.lat, lon: post.lon)
+        vector += [Float(v.x), Float(v.y), Float(v.z)]
         return Int32(id.count - 1)
     }
 
@@ -43,6 +49,18 @@ struct PostColumns: Sendable {
         heading[i] = post.heading ?? .nan
         tag[i] = post.tag
         floor[i] = post.floor ?? Self.noFloor
+        let v = UnitVector(lat: post.lat, lon: post.lon)
+        (vector[3 * i], vector[3 * i + 1], vector[3 * i + 2]) = (Float(v.x), Float(v.y), Float(v.z))
+    }
+
+    /// The filter's tag, time and floor tests on a slot, without building the post.
+    @inline(__always)
+    func passesAttributes(_ i: Int, _ filter: PostFilter) -> Bool {
+        if let tags = filter.tags, !tags.contains(tag[i]) { return false }
+        if let from = filter.createdFrom, createdAt[i] < from { return false }
+        if let before = filter.createdBefore, createdAt[i] >= before { return false }
+        if let wanted = filter.floor, floor[i] != wanted { return false }
+        return true
     }
 
     @inlinable
@@ -56,6 +74,6 @@ struct PostColumns: Sendable {
     /// Bytes held by the columns (capacity, not just count).
     var bytes: Int {
         lat.capacity * 8 + lon.capacity * 8 + id.capacity * 8 + createdAt.capacity * 8 + heading.capacity * 8
-            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2 + freeSlots.capacity * 4
+            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2 + vector.capacity * 4 + freeSlots.capacity * 4
     }
 }

@@ -36,6 +36,7 @@ extension RTreeIndex {
                 }
             }
             let stored = summaries[Int(node)]
+            if boxes[Int(node)] != stored.box { problems.append("node \(node)'s box mirror is stale") }
             if !stored.box.contains(recomputed.box) { problems.append("node \(node)'s box misses its children") }
             if stored.count != recomputed.count { problems.append("node \(node) counts \(stored.count), holds \(recomputed.count)") }
             if stored.minTime > recomputed.minTime || stored.maxTime < recomputed.maxTime { problems.append("node \(node)'s times miss") }
@@ -55,7 +56,7 @@ extension RTreeIndex {
 
     /// Bytes the index holds: columns, id map, tree (capacities, estimated for dictionaries).
     public var approximateBytes: Int {
-        let nodeBytes = summaries.capacity * MemoryLayout<NodeSummary>.stride
+        let nodeBytes = summaries.capacity * MemoryLayout<NodeSummary>.stride + boxes.capacity * MemoryLayout<VectorBox>.stride
             + entries.reduce(0) { $0 + $1.capacity * 4 + 32 } + isLeaf.capacity + parent.capacity * 4
         let mapBytes = slotOfId.capacity * (MemoryLayout<Int64>.stride + MemoryLayout<Int32>.stride) + leafOfSlot.capacity * 4
         return columns.bytes + nodeBytes + mapBytes

@@ -1,67 +1,77 @@
 /// Best-first searches over the R-tree.
 extension RTreeIndex {
-    /// A frontier entry: a node (with a bound) or a post found (with its exact values).
-    struct Frontier {
-        /// Ascending: a distance bound or distance, or a negated time.
-        var key: Double
-        /// Among posts with equal keys: ascending id (distance order) or descending (newest).
-        var tie: Int64
-        /// The node, or -1 for a post.
-        var node: Int32
-        var hit: NearbyHit?
-
-        static func less(_ a: Frontier, _ b: Frontier) -> Bool {
-            if a.key != b.key { return a.key < b.key }
-            // A node's bound can equal a post's key: open the node first, it may hold a better tie.
-            if (a.node >= 0) != (b.node >= 0) { return a.node >= 0 }
-            return a.tie < b.tie
-        }
-    }
-
     /// Posts matching the search, in its order, strictly after its cursor, at most `limit`.
+    ///
+    /// Best-first: nodes enter the frontier keyed by a lower bound on their distance (or by
+    /// their newest time); a post enters keyed by a cheap lower bound from its single-precision
+    /// vector, and is evaluated exactly (haversine, bearing, cone, heading) only when it reaches
+    /// the front. Every bound is at most the true value, so the order is exact.
     public func nearby(_ search: NearbySearch) -> [NearbyHit] {
         guard root >= 0, search.limit > 0 else { return [] }
         let centre = UnitVector(lat: search.lat, lon: search.lon)
-        // Chords compare without trigonometry. A chord between unit vectors loses about 1e-15
-        // to cancellation (~1e-8 m on the earth): the margins below are far wider, so rounding
-        // never prunes a post on the circle or opens a node late; each candidate is then
-        // decided exactly by haversine.
-        let chordLimit = UnitVector.chord(metres: search.radius) * (1 + 1e-9) + 1e-12
-        let chordLimitSquared = chordLimit * chordLimit
+        let (qx, qy, qz) = (Float(centre.x), Float(centre.y), Float(centre.z))
+        let earth = Geodesy.earthRadiusMeters
+        // A chord is never longer than its arc, so R·chord bounds a distance from below. The
+        // margins cover rounding: ~1e-15 on double chords, ~1e-7 (under a metre) on floats.
+        let nodeChordLimit = search.radius / earth * (1 + 1e-9) + 1e-12
+        let nodeChordLimitSquared = nodeChordLimit * nodeChordLimit
+        let postMargin = 3.0
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
         let byDistance = search.order == .distance
-        var frontier = MinHeap<Frontier>(less: Frontier.less)
+        let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
+        var frontier = NearbyFrontier()
+        var exact: [NearbyHit] = []
         var found: [NearbyHit] = []
-        frontier.push(Frontier(key: -.infinity, tie: 0, node: root, hit: nil))
+        found.reserveCapacity(search.limit)
+        frontier.push(.init(key: -.infinity, tie: 0, ref: root, state: .node))
         while let next = frontier.pop() {
-            if let hit = next.hit {
-                found.append(hit)
-                if found.count == search.limit { break }
-                continue
-            }
-            let node = Int(next.node)
-            if isLeaf[node] {
-                for slot in entries[node] {
-                    guard let hit = search.hit(for: columns.post(at: slot)) else { continue }
-                    if let after = search.after, !hit.comes(after: after) { continue }
-                    frontier.push(
-                        byDistance
-                            ? Frontier(key: hit.distance, tie: hit.id, node: -1, hit: hit)
-                            : Frontier(key: -Double(hit.createdAt), tie: -hit.id, node: -1, hit: hit))
-                }
-                continue
-            }
-            for child in entries[node] {
-                let summary = summaries[Int(child)]
-                guard summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
-                let squared = summary.box.squaredDistance(to: centre)
-                guard squared <= chordLimitSquared else { continue }
+            switch next.state {
+            case .exactPost:
+                found.append(exact[Int(next.ref)])
+                if found.count == search.limit { return found }
+            case .candidatePost:
+                guard let hit = search.hit(for: columns.post(at: next.ref)) else { continue }
+                if let after = search.after, !hit.comes(after: after) { continue }
                 if byDistance {
-                    // A lower bound on every distance below, lowered a little against rounding.
-                    let bound = UnitVector.metres(chord: squared.squareRoot()) * (1 - 1e-9) - 1e-5
-                    frontier.push(Frontier(key: bound, tie: 0, node: child, hit: nil))
+                    exact.append(hit)
+                    frontier.push(.init(key: hit.distance, tie: hit.id, ref: Int32(exact.count - 1), state: .exactPost))
                 } else {
-                    frontier.push(Frontier(key: -Double(summary.maxTime), tie: 0, node: child, hit: nil))
+                    // Keyed by time already, and exact: it is next in order.
+                    found.append(hit)
+                    if found.count == search.limit { return found }
+                }
+            case .node:
+                let node = Int(next.ref)
+                if isLeaf[node] {
+                    for slot in entries[node] {
+                        let i = Int(slot)
+                        guard columns.passesAttributes(i, search.filter) else { continue }
+                        let dx = columns.vector[3 * i] - qx, dy = columns.vector[3 * i + 1] - qy, dz = columns.vector[3 * i + 2] - qz
+                        let bound = earth * Double(dx * dx + dy * dy + dz * dz).squareRoot() - postMargin
+                        guard bound <= search.radius else { continue }
+                        let id = columns.id[i]
+                        if byDistance {
+                            frontier.push(.init(key: bound, tie: id, ref: slot, state: .candidatePost))
+                        } else {
+                            let time = columns.createdAt[i]
+                            if case .newest(let t, let afterId)? = search.after, !(time < t || (time == t && id < afterId)) { continue }
+                            frontier.push(.init(key: -Double(time), tie: -id, ref: slot, state: .candidatePost))
+                        }
+                    }
+                    continue
+                }
+                for child in entries[node] {
+                    let squared = boxes[Int(child)].squaredDistance(to: centre)
+                    guard squared <= nodeChordLimitSquared else { continue }
+                    if needsSummaries, !summaries[Int(child)].mayMatch(search.filter, tagMask: wantedTags) { continue }
+                    if byDistance {
+                        let bound = earth * squared.squareRoot() * (1 - 1e-9) - 1e-5
+                        frontier.push(.init(key: bound, tie: 0, ref: child, state: .node))
+                    } else {
+                        let summary = summaries[Int(child)]
+                        if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
+                        frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: .node))
+                    }
                 }
             }
         }
@@ -159,5 +169,65 @@ extension RTreeIndex {
                 stack += entries[Int(node)]
             }
         }
+    }
+}
+
+/// The frontier of a nearby walk: a binary min-heap of small entries, compared inline.
+struct NearbyFrontier {
+    enum State: UInt8 {
+        /// Ordered first among equal keys: a node may hold a post that ties.
+        case node = 0
+        /// A post keyed by a lower bound, not yet evaluated.
+        case candidatePost = 1
+        /// A post keyed by its exact distance.
+        case exactPost = 2
+    }
+
+    struct Entry {
+        var key: Double
+        var tie: Int64
+        var ref: Int32
+        var state: State
+
+        @inline(__always)
+        static func < (a: Entry, b: Entry) -> Bool {
+            if a.key != b.key { return a.key < b.key }
+            if a.state != b.state { return a.state.rawValue < b.state.rawValue }
+            return a.tie < b.tie
+        }
+    }
+
+    private var heap: [Entry] = []
+
+    init() { heap.reserveCapacity(256) }
+
+    mutating func push(_ entry: Entry) {
+        heap.append(entry)
+        var child = heap.count - 1
+        while child > 0 {
+            let up = (child - 1) >> 1
+            guard heap[child] < heap[up] else { break }
+            heap.swapAt(child, up)
+            child = up
+        }
+    }
+
+    mutating func pop() -> Entry? {
+        guard let last = heap.popLast() else { return nil }
+        guard !heap.isEmpty else { return last }
+        let top = heap[0]
+        heap[0] = last
+        var node = 0
+        let count = heap.count
+        while true {
+            let left = 2 * node + 1
+            guard left < count else { break }
+            var smallest = left
+            if left + 1 < count, heap[left + 1] < heap[left] { smallest = left + 1 }
+            guard heap[smallest] < heap[node] else { break }
+            heap.swapAt(node, smallest)
+            node = smallest
+        }
+        return top
     }
 }

@@ -14,8 +14,10 @@ public struct RTreeIndex: Sendable {
     var slotOfId: [Int64: Int32] = [:]
     var leafOfSlot: [Int32] = []
 
-    // Nodes, by node number.
+    // Nodes, by node number. `boxes` mirrors `summaries[n].box`: the nearest-first walk reads
+    // only boxes, and 48 bytes a child instead of a whole summary keeps it in cache.
     var summaries: [NodeSummary] = []
+    var boxes: [VectorBox] = []
     var entries: [[Int32]] = []
     var isLeaf: [Bool] = []
     var parent: [Int32] = []
@@ -26,41 +28,48 @@ public struct RTreeIndex: Sendable {
 
     public init() {}
 
-    /// Builds the tree from scratch: one sort per axis and level, every node full.
+    /// Builds the tree from scratch: one sort per axis and level, every node well filled.
+    /// Posts are stored in leaf order, so a leaf's posts sit side by side in memory.
     public init(bulk posts: [IndexedPost]) {
         var unique: [Int64: IndexedPost] = [:]
+        unique.reserveCapacity(posts.count)
         for post in posts { unique[post.id] = post }
         guard !unique.isEmpty else { return }
+        let distinct = Array(unique.values)
+        let vectors = distinct.map { UnitVector(lat: $0.lat, lon: $0.lon) }
+        let leafGroups = Self.packSortTileRecursive(Array(distinct.indices), centres: vectors)
+        slotOfId.reserveCapacity(distinct.count)
+        leafOfSlot = Array(repeating: -1, count: distinct.count)
         var level: [Int32] = []
-        var vectors: [UnitVector] = []
-        for post in unique.values {
-            let slot = columns.append(post)
-            slotOfId[post.id] = slot
-            highestTag = max(highestTag, post.tag)
-            level.append(slot)
-            vectors.append(UnitVector(lat: post.lat, lon: post.lon))
+        var centres: [UnitVector] = []
+        for group in leafGroups {
+            let leaf = newNode(leaf: true)
+            for index in group {
+                let post = distinct[index]
+                let slot = columns.append(post)
+                slotOfId[post.id] = slot
+                highestTag = max(highestTag, post.tag)
+                entries[Int(leaf)].append(slot)
+                leafOfSlot[Int(slot)] = leaf
+            }
+            recomputeSummary(leaf)
+            level.append(leaf)
+            centres.append(summaries[Int(leaf)].box.centre)
         }
-        leafOfSlot = Array(repeating: -1, count: level.count)
-        var centres = vectors
-        var leafLevel = true
-        repeat {
-            let groups = Self.packSortTileRecursive(Array(level.indices), centres: centres)
+        while level.count > 1 {
             var nextLevel: [Int32] = []
             var nextCentres: [UnitVector] = []
-            for group in groups {
-                let node = newNode(leaf: leafLevel)
+            for group in Self.packSortTileRecursive(Array(level.indices), centres: centres) {
+                let node = newNode(leaf: false)
                 entries[Int(node)] = group.map { level[$0] }
-                for child in entries[Int(node)] {
-                    if leafLevel { leafOfSlot[Int(child)] = node } else { parent[Int(child)] = node }
-                }
+                for child in entries[Int(node)] { parent[Int(child)] = node }
                 recomputeSummary(node)
                 nextLevel.append(node)
                 nextCentres.append(summaries[Int(node)].box.centre)
             }
             level = nextLevel
             centres = nextCentres
-            leafLevel = false
-        } while level.count > 1
+        }
         root = level[0]
     }
 
@@ -98,9 +107,11 @@ public struct RTreeIndex: Sendable {
         var node = root
         while !isLeaf[Int(node)] {
             summaries[Int(node)].add(post, vector)
+            boxes[Int(node)] = summaries[Int(node)].box
             node = chooseChild(of: node, for: vector)
         }
         summaries[Int(node)].add(post, vector)
+        boxes[Int(node)] = summaries[Int(node)].box
         entries[Int(node)].append(slot)
         leafOfSlot[Int(slot)] = node
         while entries[Int(node)].count > Self.maxEntries {
@@ -211,9 +222,11 @@ public struct RTreeIndex: Sendable {
             isLeaf[Int(reused)] = leaf
             parent[Int(reused)] = -1
             summaries[Int(reused)] = NodeSummary()
+            boxes[Int(reused)] = VectorBox()
             return reused
         }
         summaries.append(NodeSummary())
+        boxes.append(VectorBox())
         entries.append([])
         isLeaf.append(leaf)
         parent.append(-1)
@@ -223,6 +236,7 @@ public struct RTreeIndex: Sendable {
     private mutating func release(_ node: Int32) {
         entries[Int(node)] = []
         summaries[Int(node)] = NodeSummary()
+        boxes[Int(node)] = VectorBox()
         freeNodes.append(node)
     }
 
@@ -237,6 +251,7 @@ public struct RTreeIndex: Sendable {
             for child in entries[Int(node)] { summary.add(summaries[Int(child)]) }
         }
         summaries[Int(node)] = summary
+        boxes[Int(node)] = summary.box
     }
 
     /// Sort-tile-recursive packing: sort by x into slabs, each by y into slabs, each by z into

@@ -21,143 +21,156 @@ func readCSV(_ path: String) -> [[Substring]] {
         FileHandle.standardError.write(Data("cannot read \(path)\n".utf8))
         exit(2)
     }
-    return text.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    return text.split(whereSeparator: \.isNewline).dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
 }
 
-let arguments = CommandLine.arguments
-guard arguments.count >= 3 else {
-    print("usage: noticeboard-bench POSTS.csv QUERIES.csv [M=2000] [RUNS=5]")
-    exit(2)
-}
-let queryCount = arguments.count > 3 ? Int(arguments[3])! : 2000
-let runs = arguments.count > 4 ? Int(arguments[4])! : 5
-let clock = ContinuousClock()
-
-func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
-
-var tags = TagInterner()
-var posts: [IndexedPost] = []
-let parseStart = clock.now
-for row in readCSV(arguments[1]) where row.count >= 6 {
-    let created = Timestamp.parseCeilingMilliseconds(String(row[5])) ?? 0
-    posts.append(
-        IndexedPost(
-            id: Int64(row[0])!, lat: Double(row[1])!, lon: Double(row[2])!, heading: Double(row[3]),
-            tag: tags.intern(String(row[4])), createdAt: created, floor: nil))
-}
-let queries = readCSV(arguments[2]).prefix(queryCount).map { Query(lat: Double($0[1])!, lon: Double($0[2])!, radius: Double($0[3])!) }
-print("posts: \(posts.count), queries: \(queries.count), runs: \(runs), parse: \(String(format: "%.1f", seconds(clock.now - parseStart))) s")
-print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
-
-// MARK: Build, insert, memory
-
-func timeBuild<Index: SpatialIndex>(_: Index.Type) -> (Index, Double) {
-    var best = Double.infinity
-    var built = Index()
-    for _ in 0..<3 {
-        let start = clock.now
-        built = Index(bulk: posts)
-        best = min(best, seconds(clock.now - start))
+/// The whole run: a function, so its state is local rather than main-actor globals.
+func runBenchmark() {
+    let arguments = CommandLine.arguments
+    guard arguments.count >= 3 else {
+        print("usage: noticeboard-bench POSTS.csv QUERIES.csv [M=2000] [RUNS=5]")
+        exit(2)
     }
-    return (built, best)
-}
+    let queryCount = arguments.count > 3 ? Int(arguments[3])! : 2000
+    let runs = arguments.count > 4 ? Int(arguments[4])! : 5
+    let clock = ContinuousClock()
 
-let (rtree, rtreeBuild) = timeBuild(RTreeIndex.self)
-let (grid, gridBuild) = timeBuild(GridIndex.self)
-let insertCount = min(100_000, posts.count / 10)
-var growing = RTreeIndex(bulk: Array(posts.dropLast(insertCount)))
-let insertStart = clock.now
-for post in posts.suffix(insertCount) { growing.insert(post) }
-let insertRate = Double(insertCount) / seconds(clock.now - insertStart)
-print("| structure | bulk build (best of 3) | bytes per post |")
-print("|---|---|---|")
-print("| R-tree | \(String(format: "%.3f", rtreeBuild)) s | \(rtree.approximateBytes / max(1, posts.count)) |")
-print("| grid | \(String(format: "%.3f", gridBuild)) s | – |")
-print("\nR-tree inserts into a tree of \(growing.count - insertCount): \(Int(insertRate)) posts/s; invariants after: \(growing.invariantViolations().isEmpty ? "sound" : "BROKEN")\n")
+    func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18 }
 
-// MARK: Queries
+    var tags = TagInterner()
+    var posts: [IndexedPost] = []
+    let parseStart = clock.now
+    for row in readCSV(arguments[1]) where row.count >= 6 {
+        let created = Timestamp.parseCeilingMilliseconds(String(row[5])) ?? 0
+        posts.append(
+            IndexedPost(
+                id: Int64(row[0])!, lat: Double(row[1])!, lon: Double(row[2])!, heading: Double(row[3]),
+                tag: tags.intern(String(row[4])), createdAt: created, floor: nil))
+    }
+    let queries = readCSV(arguments[2]).prefix(queryCount).map { Query(lat: Double($0[1])!, lon: Double($0[2])!, radius: Double($0[3])!) }
+    print("posts: \(posts.count), queries: \(queries.count), runs: \(runs), parse: \(String(format: "%.1f", seconds(clock.now - parseStart))) s")
+    print("machine: \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
 
-struct Variant {
-    var name: String
-    var make: (Query, Int) -> NearbySearch
-}
+    // MARK: Build, insert, memory
 
-let food = tags.id(of: "food").map { Set([$0]) }
-let maxTime = posts.map(\.createdAt).max() ?? 0
-let month: Int64 = 30 * 86_400_000
-let variants: [Variant] = [
-    Variant(name: "plain") { q, _ in NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius) },
-    Variant(name: "cone 60°") { q, i in
-        NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, cone: .init(facing: Double(i * 37 % 360), fov: 60, accuracy: 10))
-    },
-    Variant(name: "tag food") { q, _ in NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, filter: PostFilter(tags: food)) },
-    Variant(name: "last 30 days") { q, _ in
-        NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, filter: PostFilter(createdFrom: maxTime - month))
-    },
-    Variant(name: "cone+tag+time") { q, i in
-        NearbySearch(
-            lat: q.lat, lon: q.lon, radius: q.radius, cone: .init(facing: Double(i * 37 % 360), fov: 60, accuracy: 10),
-            filter: PostFilter(tags: food, createdFrom: maxTime - month))
-    },
-    Variant(name: "newest first") { q, _ in NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, order: .newest) },
-]
-
-/// Per-query microseconds over `runs` passes; each query's figure is its median across passes.
-func measure(_ index: any SpatialIndex, _ variant: Variant) -> (perQuery: [Double], checksum: Int) {
-    var times = Array(repeating: [Double](), count: queries.count)
-    var checksum = 0
-    for _ in 0..<runs {
-        for (i, q) in queries.enumerated() {
-            let search = variant.make(q, i)
+    func timeBuild<Index: SpatialIndex>(_: Index.Type) -> (Index, Double) {
+        var best = Double.infinity
+        var built = Index()
+        for _ in 0..<3 {
             let start = clock.now
-            let hits = index.nearby(search)
-            times[i].append(seconds(clock.now - start) * 1e6)
-            checksum &+= hits.count
+            built = Index(bulk: posts)
+            best = min(best, seconds(clock.now - start))
+        }
+        return (built, best)
+    }
+
+    if ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "1" {
+        // For callgrind: one bulk build and one pass of plain queries, nothing else.
+        let tree = RTreeIndex(bulk: posts)
+        var total = 0
+        for q in queries { total += tree.nearby(NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius)).count }
+        print("profile pass: \(total) results")
+        return
+    }
+    let (rtree, rtreeBuild) = timeBuild(RTreeIndex.self)
+    let (grid, gridBuild) = timeBuild(GridIndex.self)
+    let insertCount = min(100_000, posts.count / 10)
+    var growing = RTreeIndex(bulk: Array(posts.dropLast(insertCount)))
+    let insertStart = clock.now
+    for post in posts.suffix(insertCount) { growing.insert(post) }
+    let insertRate = Double(insertCount) / seconds(clock.now - insertStart)
+    print("| structure | bulk build (best of 3) | bytes per post |")
+    print("|---|---|---|")
+    print("| R-tree | \(String(format: "%.3f", rtreeBuild)) s | \(rtree.approximateBytes / max(1, posts.count)) |")
+    print("| grid | \(String(format: "%.3f", gridBuild)) s | – |")
+    print("\nR-tree inserts into a tree of \(growing.count - insertCount): \(Int(insertRate)) posts/s; invariants after: \(growing.invariantViolations().isEmpty ? "sound" : "BROKEN")\n")
+
+    // MARK: Queries
+
+    struct Variant {
+        var name: String
+        var make: (Query, Int) -> NearbySearch
+    }
+
+    let food = tags.id(of: "food").map { Set([$0]) }
+    let maxTime = posts.map(\.createdAt).max() ?? 0
+    let month: Int64 = 30 * 86_400_000
+    let variants: [Variant] = [
+        Variant(name: "plain") { q, _ in NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius) },
+        Variant(name: "cone 60°") { q, i in
+            NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, cone: .init(facing: Double(i * 37 % 360), fov: 60, accuracy: 10))
+        },
+        Variant(name: "tag food") { q, _ in NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, filter: PostFilter(tags: food)) },
+        Variant(name: "last 30 days") { q, _ in
+            NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, filter: PostFilter(createdFrom: maxTime - month))
+        },
+        Variant(name: "cone+tag+time") { q, i in
+            NearbySearch(
+                lat: q.lat, lon: q.lon, radius: q.radius, cone: .init(facing: Double(i * 37 % 360), fov: 60, accuracy: 10),
+                filter: PostFilter(tags: food, createdFrom: maxTime - month))
+        },
+        Variant(name: "newest first") { q, _ in NearbySearch(lat: q.lat, lon: q.lon, radius: q.radius, order: .newest) },
+    ]
+
+    /// Per-query microseconds over `runs` passes; each query's figure is its median across passes.
+    func measure(_ index: any SpatialIndex, _ variant: Variant) -> (perQuery: [Double], checksum: Int) {
+        var times = Array(repeating: [Double](), count: queries.count)
+        var checksum = 0
+        for _ in 0..<runs {
+            for (i, q) in queries.enumerated() {
+                let search = variant.make(q, i)
+                let start = clock.now
+                let hits = index.nearby(search)
+                times[i].append(seconds(clock.now - start) * 1e6)
+                checksum &+= hits.count
+            }
+        }
+        return (times.map { $0.sorted()[$0.count / 2] }, checksum)
+    }
+
+    func stats(_ values: [Double]) -> String {
+        guard !values.isEmpty else { return "– | – | –" }
+        let sorted = values.sorted()
+        let median = sorted[sorted.count / 2], p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
+        let mean = sorted.reduce(0, +) / Double(sorted.count)
+        return String(format: "%.2f | %.2f | %.2f", median, mean, p99)
+    }
+
+    print("Per-query time in µs (one core, LIMIT 50): median | mean | p99\n")
+    print("| structure | filter | radius | median | mean | p99 |")
+    print("|---|---|---|---|---|---|")
+    let radii = Array(Set(queries.map(\.radius))).sorted()
+    for (name, index) in [("R-tree", rtree as any SpatialIndex), ("grid", grid as any SpatialIndex)] {
+        for variant in variants {
+            let (times, checksum) = measure(index, variant)
+            print("| \(name) | \(variant.name) | all | \(stats(times)) |")
+            for radius in radii {
+                let subset = zip(queries, times).filter { $0.0.radius == radius }.map(\.1)
+                print("| \(name) | \(variant.name) | \(Int(radius)) m | \(stats(subset)) |")
+            }
+            FileHandle.standardError.write(Data("\(name) \(variant.name): \(checksum / runs) results\n".utf8))
         }
     }
-    return (times.map { $0.sorted()[$0.count / 2] }, checksum)
-}
 
-func stats(_ values: [Double]) -> String {
-    guard !values.isEmpty else { return "– | – | –" }
-    let sorted = values.sorted()
-    let median = sorted[sorted.count / 2], p99 = sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.99))]
-    let mean = sorted.reduce(0, +) / Double(sorted.count)
-    return String(format: "%.2f | %.2f | %.2f", median, mean, p99)
-}
+    // MARK: Clusters
 
-print("Per-query time in µs (one core, LIMIT 50): median | mean | p99\n")
-print("| structure | filter | radius | median | mean | p99 |")
-print("|---|---|---|---|---|---|")
-let radii = Array(Set(queries.map(\.radius))).sorted()
-for (name, index) in [("R-tree", rtree as any SpatialIndex), ("grid", grid as any SpatialIndex)] {
-    for variant in variants {
-        let (times, checksum) = measure(index, variant)
-        print("| \(name) | \(variant.name) | all | \(stats(times)) |")
-        for radius in radii {
-            let subset = zip(queries, times).filter { $0.0.radius == radius }.map(\.1)
-            print("| \(name) | \(variant.name) | \(Int(radius)) m | \(stats(subset)) |")
+    print("\nClusters (µs per call; first 200 query points as view centres)\n")
+    print("| structure | zoom | view | median | mean | p99 |")
+    print("|---|---|---|---|---|---|")
+    for (name, index) in [("R-tree", rtree as any SpatialIndex), ("grid", grid as any SpatialIndex)] {
+        for (zoom, span) in [(3, 360.0), (10, 0.7), (16, 0.011)] {
+            var times: [Double] = []
+            for q in queries.prefix(200) {
+                let box = span >= 360 ? GeoBox.world
+                    : GeoBox(west: max(-180, q.lon - span / 2), south: max(-90, q.lat - span / 4), east: min(180, q.lon + span / 2), north: min(90, q.lat + span / 4))
+                let start = clock.now
+                let result = index.clusters(in: box, filter: .all, zoom: zoom)
+                times.append(seconds(clock.now - start) * 1e6)
+                precondition(result.clusters.reduce(0) { $0 + $1.count } == result.total)
+            }
+            print("| \(name) | \(zoom) | \(span >= 360 ? "world" : "\(span)° wide") | \(stats(times)) |")
         }
-        FileHandle.standardError.write(Data("\(name) \(variant.name): \(checksum / runs) results\n".utf8))
     }
 }
 
-// MARK: Clusters
-
-print("\nClusters (µs per call; first 200 query points as view centres)\n")
-print("| structure | zoom | view | median | mean | p99 |")
-print("|---|---|---|---|---|---|")
-for (name, index) in [("R-tree", rtree as any SpatialIndex), ("grid", grid as any SpatialIndex)] {
-    for (zoom, span) in [(3, 360.0), (10, 0.7), (16, 0.011)] {
-        var times: [Double] = []
-        for q in queries.prefix(200) {
-            let box = span >= 360 ? GeoBox.world
-                : GeoBox(west: max(-180, q.lon - span / 2), south: max(-90, q.lat - span / 4), east: min(180, q.lon + span / 2), north: min(90, q.lat + span / 4))
-            let start = clock.now
-            let result = index.clusters(in: box, filter: .all, zoom: zoom)
-            times.append(seconds(clock.now - start) * 1e6)
-            precondition(result.clusters.reduce(0) { $0 + $1.count } == result.total)
-        }
-        print("| \(name) | \(zoom) | \(span >= 360 ? "world" : "\(span)° wide") | \(stats(times)) |")
-    }
-}
+runBenchmark()
