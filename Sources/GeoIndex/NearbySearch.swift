@@ -1,3 +1,5 @@
+import Foundation
+
 /// A nearby query as the index sees it: already validated, tags interned, times in milliseconds.
 public struct NearbySearch: Sendable {
     public enum Order: Sendable, Equatable {
@@ -106,18 +108,45 @@ extension NearbySearch {
     /// The exact test of one post against everything but paging.
     @inlinable
     public func hit(for post: IndexedPost) -> NearbyHit? {
+        hit(for: post, viewer: ViewerTrigonometry(lat: lat))
+    }
+
+    /// The same, with the viewer's latitude terms computed once per query: the results are
+    /// bit-identical to `Geodesy.distance` and `Geodesy.bearing`, which evaluate the same terms.
+    @inlinable
+    public func hit(for post: IndexedPost, viewer: ViewerTrigonometry) -> NearbyHit? {
         guard filter.matches(post) else { return nil }
         if let headingFilter, let postHeading = post.heading,
             Geodesy.angleDifference(postHeading, headingFilter.heading) > headingFilter.tolerance
         {
             return nil
         }
-        let distance = Geodesy.distance(lat1: lat, lon1: lon, lat2: post.lat, lon2: post.lon)
+        let phi2 = Geodesy.radians(post.lat)
+        let cosPhi2 = cos(phi2)
+        let dPhi = Geodesy.radians(post.lat - lat), dLambda = Geodesy.radians(post.lon - lon)
+        let sinHalfPhi = sin(dPhi / 2), sinHalfLambda = sin(dLambda / 2)
+        let a = sinHalfPhi * sinHalfPhi + viewer.cosPhi * cosPhi2 * sinHalfLambda * sinHalfLambda
+        let distance = 2 * Geodesy.earthRadiusMeters * asin(min(1, sqrt(max(0, a))))
         guard distance <= radius else { return nil }
-        let bearing = Geodesy.bearing(lat1: lat, lon1: lon, lat2: post.lat, lon2: post.lon)
+        let y = sin(dLambda) * cosPhi2
+        let x = viewer.cosPhi * sin(phi2) - viewer.sinPhi * cosPhi2 * cos(dLambda)
+        let bearing = Geodesy.normalizedDegrees(Geodesy.degrees(atan2(y, x)))
         if let cone, distance > cone.accuracy, Geodesy.angleDifference(bearing, cone.facing) > cone.fov / 2 {
             return nil
         }
         return NearbyHit(id: post.id, distance: distance, bearing: bearing, createdAt: post.createdAt)
+    }
+}
+
+/// A viewer's latitude terms, shared by every distance and bearing of one query.
+public struct ViewerTrigonometry: Sendable {
+    public let sinPhi: Double
+    public let cosPhi: Double
+
+    @inlinable
+    public init(lat: Double) {
+        let phi = Geodesy.radians(lat)
+        sinPhi = sin(phi)
+        cosPhi = cos(phi)
     }
 }

@@ -19,6 +19,7 @@ extension RTreeIndex {
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
         let byDistance = search.order == .distance
         let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
+        let viewer = ViewerTrigonometry(lat: search.lat)
         var frontier = NearbyFrontier()
         var exact: [NearbyHit] = []
         var found: [NearbyHit] = []
@@ -30,9 +31,15 @@ extension RTreeIndex {
                 found.append(exact[Int(next.ref)])
                 if found.count == search.limit { return found }
             case .candidatePost:
-                guard let hit = search.hit(for: columns.post(at: next.ref)) else { continue }
+                guard let hit = search.hit(for: columns.post(at: next.ref), viewer: viewer) else { continue }
                 if let after = search.after, !hit.comes(after: after) { continue }
                 if byDistance {
+                    // Strictly ahead of everything else waiting: it is next, no need to queue it.
+                    if hit.distance < frontier.minimumKey {
+                        found.append(hit)
+                        if found.count == search.limit { return found }
+                        continue
+                    }
                     exact.append(hit)
                     frontier.push(.init(key: hit.distance, tie: hit.id, ref: Int32(exact.count - 1), state: .exactPost))
                 } else {
@@ -200,6 +207,9 @@ struct NearbyFrontier {
     private var heap: [Entry] = []
 
     init() { heap.reserveCapacity(256) }
+
+    /// The smallest key waiting, infinity when empty.
+    var minimumKey: Double { heap.first?.key ?? .infinity }
 
     mutating func push(_ entry: Entry) {
         heap.append(entry)
