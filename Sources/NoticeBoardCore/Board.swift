@@ -5,6 +5,8 @@ import Synchronization
 /// answers every read.
 public final class Board: Sendable {
     public let store: any PostStore
+    /// Changes for live streams: every post this instance commits.
+    public let feed = LiveFeed()
     private let state = Mutex(BoardState())
     private let loaded = Atomic<Bool>(false)
 
@@ -37,7 +39,10 @@ public final class Board: Sendable {
             draft = submission.draft(lat: placement.lat, lon: placement.lon, floor: placement.floor, beacon: beacon.description)
         }
         let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
-        if case .created(let post) = outcome { state.withLock { $0.insert(post) } }
+        if case .created(let post) = outcome {
+            state.withLock { $0.insert(post) }
+            feed.publish(.post(post))
+        }
         return outcome
     }
 

@@ -20,6 +20,7 @@ public func buildRouter(board: Board, settings: ServerSettings, logger: Logger =
         postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
         identity: ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
     ).register(on: router, table: table)
+    StreamRoutes(board: board).register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
     return router
 }

@@ -1,0 +1,81 @@
+import Foundation
+import Synchronization
+
+/// A change that live streams deliver.
+public enum LiveEvent: Sendable, Equatable {
+    /// A new post, or a hidden post restored.
+    case post(Post)
+    /// A post hidden or deleted; its position decides which streams hear of it.
+    case remove(id: Int64, lat: Double, lon: Double)
+}
+
+public struct SequencedEvent: Sendable, Equatable {
+    /// Increasing, and seeded from the clock so it keeps increasing across restarts: a client's
+    /// `Last-Event-ID` from before a restart never hides newer events.
+    public var sequence: Int64
+    public var event: LiveEvent
+}
+
+/// Fans changes out to live streams. Keeps the most recent events so a client reconnecting
+/// with `Last-Event-ID` gets what it missed; each subscriber has a bounded buffer, and a
+/// subscriber that falls that far behind is dropped (it may reconnect and resume).
+public final class LiveFeed: Sendable {
+    public struct Subscription: Sendable {
+        public let token: Int
+        /// Events after the requested sequence still held by the feed, oldest first.
+        public let backlog: [SequencedEvent]
+        public let events: AsyncStream<SequencedEvent>
+    }
+
+    struct State {
+        var lastSequence: Int64
+        var recent: [SequencedEvent] = []
+        var subscribers: [Int: AsyncStream<SequencedEvent>.Continuation] = [:]
+        var nextToken = 0
+    }
+
+    public let retained: Int
+    public let bufferPerSubscriber: Int
+    private let state: Mutex<State>
+
+    public init(retained: Int = 10_000, bufferPerSubscriber: Int = 1000, now: Date = Date()) {
+        self.retained = retained
+        self.bufferPerSubscriber = bufferPerSubscriber
+        state = Mutex(State(lastSequence: Int64(now.timeIntervalSince1970 * 1_000_000)))
+    }
+
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+
+    public func publish(_ event: LiveEvent) {
+        state.withLock { state in
+            state.lastSequence = max(state.lastSequence + 1, Int64(Date().timeIntervalSince1970 * 1_000_000))
+            let sequenced = SequencedEvent(sequence: state.lastSequence, event: event)
+            state.recent.append(sequenced)
+            if state.recent.count > retained { state.recent.removeFirst(state.recent.count - retained) }
+            for (token, continuation) in state.subscribers {
+                if case .dropped = continuation.yield(sequenced) {
+                    continuation.finish()
+                    state.subscribers[token] = nil
+                }
+            }
+        }
+    }
+
+    /// Subscribes; with `after`, the backlog holds the retained events after that sequence.
+    public func subscribe(after: Int64?) -> Subscription {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: SequencedEvent.self, bufferingPolicy: .bufferingOldest(bufferPerSubscriber))
+        return state.withLock { state in
+            let token = state.nextToken
+            state.nextToken += 1
+            state.subscribers[token] = continuation
+            let backlog = after.map { sequence in state.recent.filter { $0.sequence > sequence } } ?? []
+            return Subscription(token: token, backlog: backlog, events: stream)
+        }
+    }
+
+    public func unsubscribe(_ token: Int) {
+        let continuation = state.withLock { $0.subscribers.removeValue(forKey: token) }
+        continuation?.finish()
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NoticeBoardCore
+import ServiceLifecycle
+
+/// `GET /api/v1/posts/stream`: Server-Sent Events of new and removed posts in an area.
+struct StreamRoutes: Sendable {
+    static let keepAliveInterval: Duration = .seconds(15)
+    static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")!
+
+    let board: Board
+
+    func register(on router: Router<AppRequestContext>, table: RouteTable) {
+        router.get("/api/v1/posts/stream", use: stream)
+        table.add(.get, "/api/v1/posts/stream")
+    }
+
+    @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = try StreamQuery(QueryParameters(urlQuery: request.uri.query))
+        let lastEventID = request.headers[Self.lastEventIDHeader].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let feed = board.feed
+        let headers: HTTPFields = [
+            .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
+            HTTPField.Name("X-Accel-Buffering")!: "no",
+        ]
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            let subscription = feed.subscribe(after: lastEventID)
+            defer { feed.unsubscribe(subscription.token) }
+            // One stream of chunks: events and keep-alive comments, written in order by this task.
+            let (chunks, output) = AsyncStream.makeStream(of: String.self)
+            output.yield("retry: 3000\n: connected\n\n")
+            for event in subscription.backlog {
+                if let text = Self.encode(event, for: query) { output.yield(text) }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in subscription.events {
+                        if let text = Self.encode(event, for: query) { output.yield(text) }
+                    }
+                    // The feed dropped this subscriber (too far behind): end the stream.
+                    output.finish()
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: Self.keepAliveInterval)
+                        output.yield(": keep-alive\n\n")
+                    }
+                }
+                // Ends when the feed drops us or the server shuts down; a gone client makes
+                // the write throw, which cancels both helpers.
+                for await chunk in chunks.cancelOnGracefulShutdown() {
+                    try await writer.write(ByteBuffer(string: chunk))
+                }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// The event as SSE text, or `nil` when it is outside the stream's area or tags.
+    static func encode(_ sequenced: SequencedEvent, for query: StreamQuery) -> String? {
+        let data: String
+        let name: String
+        switch sequenced.event {
+        case .post(let post):
+            guard let place = query.matches(lat: post.lat, lon: post.lon, tag: post.tag) else { return nil }
+            name = "post"
+            data = JSONResponse.encode(PostJSON(post: post, distance: place?.distance, bearing: place?.bearing))
+        case .remove(let id, let lat, let lon):
+            guard query.matches(lat: lat, lon: lon, tag: nil) != nil else { return nil }
+            name = "remove"
+            data = "{\"id\":\(id)}"
+        }
+        return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
+    }
+}
