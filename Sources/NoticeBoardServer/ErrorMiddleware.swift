@@ -2,7 +2,6 @@ import Hummingbird
 import Logging
 import NIOCore
 import NoticeBoardCore
-import Synchronization
 
 /// Turns every failure into the contract's JSON error: validation errors name their field,
 /// store outages are 503, a known path with another method is 405, anything unexpected is a
@@ -59,28 +58,5 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case 400..<500: "invalid_request"
         default: "internal"
         }
-    }
-}
-
-/// The routes' paths and methods, so an unknown method on a known path is a 405, not a 404.
-/// A shared reference: the error middleware must be added before the routes it guards, and
-/// learns them as they are registered.
-final class RouteTable: Sendable {
-    private let routes = Mutex<[(method: HTTPRequest.Method, segments: [String])]>([])
-
-    func add(_ method: HTTPRequest.Method, _ path: String) {
-        routes.withLock { $0.append((method, Self.segments(path))) }
-    }
-
-    func hasPath(_ path: String, withMethodOtherThan method: HTTPRequest.Method) -> Bool {
-        let requested = Self.segments(path)
-        return routes.withLock { $0 }.contains { route in
-            route.method != method && route.segments.count == requested.count
-                && zip(route.segments, requested).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
-        }
-    }
-
-    static func segments(_ path: String) -> [String] {
-        path.split(separator: "/").map(String.init)
     }
 }

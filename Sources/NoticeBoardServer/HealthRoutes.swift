@@ -6,13 +6,11 @@ struct HealthRoutes: Sendable {
     let board: Board
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
-        router.get("/healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
-        table.add(.get, "/healthz")
-        router.get("/readyz") { _, _ in
+        table.on(router, .get, "/healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
+        table.on(router, .get, "/readyz") { _, _ in
             guard board.isLoaded else { throw APIError.unavailable("the index is still loading") }
             guard await board.store.isReachable() else { throw APIError.unavailable("the database is unreachable") }
             return JSONResponse.make(["status": "ready"])
         }
-        table.add(.get, "/readyz")
     }
 }

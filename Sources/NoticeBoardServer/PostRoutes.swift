@@ -15,18 +15,12 @@ struct PostRoutes: Sendable {
     let identity: ClientIdentity
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
-        router.post("/api/v1/posts", use: create)
-        table.add(.post, "/api/v1/posts")
-        router.get("/api/v1/posts", use: browse)
-        table.add(.get, "/api/v1/posts")
-        router.get("/api/v1/posts/nearby", use: nearby)
-        table.add(.get, "/api/v1/posts/nearby")
-        router.get("/api/v1/posts/clusters", use: clusters)
-        table.add(.get, "/api/v1/posts/clusters")
-        router.get("/api/v1/posts/{id}", use: show)
-        table.add(.get, "/api/v1/posts/{id}")
-        router.get("/api/v1/tags", use: tags)
-        table.add(.get, "/api/v1/tags")
+        table.on(router, .post, "/api/v1/posts", use: create)
+        table.on(router, .get, "/api/v1/posts", use: browse)
+        table.on(router, .get, "/api/v1/posts/nearby", use: nearby)
+        table.on(router, .get, "/api/v1/posts/clusters", use: clusters)
+        table.on(router, .get, "/api/v1/posts/{id}", use: show)
+        table.on(router, .get, "/api/v1/tags", use: tags)
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -12,8 +12,7 @@ struct StreamRoutes: Sendable {
     let board: Board
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
-        router.get("/api/v1/posts/stream", use: stream)
-        table.add(.get, "/api/v1/posts/stream")
+        table.on(router, .get, "/api/v1/posts/stream", use: stream)
     }
 
     @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {

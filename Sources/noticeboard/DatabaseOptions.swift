@@ -27,6 +27,16 @@ struct DatabaseOptions: ParsableArguments {
         return logger
     }
 
+    /// Like `openDatabase`, but an embedded-cluster failure (PostgreSQL missing, say) is one
+    /// clear line on standard error and a non-zero exit.
+    func openDatabaseOrExit(logger: Logger) throws -> DatabaseHandle {
+        do {
+            return try openDatabase(logger: logger)
+        } catch let error as EmbeddedPostgresError {
+            throw fail(error.description)
+        }
+    }
+
     /// Connects to the configured database, starting the embedded cluster when there is no URL.
     func openDatabase(logger: Logger) throws -> DatabaseHandle {
         if let url = resolvedDatabaseURL {

@@ -10,12 +10,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let logger = database.makeLogger()
-        let handle: DatabaseHandle
-        do {
-            handle = try database.openDatabase(logger: logger)
-        } catch let error as EmbeddedPostgresError {
-            throw fail(error.description)
-        }
+        let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
         let applied = try await withThrowingTaskGroup(of: Void.self) { group in

@@ -38,12 +38,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = database.makeLogger()
         let settings = try resolvedSettings()
-        let handle: DatabaseHandle
-        do {
-            handle = try database.openDatabase(logger: logger)
-        } catch let error as EmbeddedPostgresError {
-            throw fail(error.description)
-        }
+        let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
         let store = PostgresPostStore(client: client, logger: logger)

@@ -1,0 +1,34 @@
+import Hummingbird
+import Synchronization
+
+/// The routes' paths and methods, so an unknown method on a known path is a 405, not a 404.
+/// A shared reference: the error middleware must be added before the routes it guards, and
+/// learns them as they are registered.
+final class RouteTable: Sendable {
+    private let routes = Mutex<[(method: HTTPRequest.Method, segments: [String])]>([])
+
+    func add(_ method: HTTPRequest.Method, _ path: String) {
+        routes.withLock { $0.append((method, Self.segments(path))) }
+    }
+
+    /// Registers a handler on the router and records its route.
+    func on<Context: RequestContext>(
+        _ router: Router<Context>, _ method: HTTPRequest.Method, _ path: String,
+        use handler: @escaping @Sendable (Request, Context) async throws -> Response
+    ) {
+        router.on(RouterPath(path), method: method, use: handler)
+        add(method, path)
+    }
+
+    func hasPath(_ path: String, withMethodOtherThan method: HTTPRequest.Method) -> Bool {
+        let requested = Self.segments(path)
+        return routes.withLock { $0 }.contains { route in
+            route.method != method && route.segments.count == requested.count
+                && zip(route.segments, requested).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        }
+    }
+
+    static func segments(_ path: String) -> [String] {
+        path.split(separator: "/").map(String.init)
+    }
+}
