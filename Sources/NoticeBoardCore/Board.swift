@@ -46,6 +46,22 @@ public final class Board: Sendable {
         return outcome
     }
 
+    /// Brings the index and live streams in line with a committed status change: a post that
+    /// left "visible" vanishes from every read and stream at once; a restored one comes back.
+    public func apply(_ change: StatusChange) {
+        let post = change.post.post
+        switch (change.previous, change.post.status) {
+        case (.visible, .hidden), (.visible, .deleted):
+            state.withLock { $0.remove(id: post.id) }
+            feed.publish(.remove(id: post.id, lat: post.lat, lon: post.lon))
+        case (.hidden, .visible):
+            state.withLock { $0.insert(post) }
+            feed.publish(.post(post))
+        default:
+            break
+        }
+    }
+
     public func post(id: Int64) -> Post? {
         state.withLock { $0.posts[id] }
     }
@@ -131,6 +147,11 @@ struct BoardState: Sendable {
     mutating func insert(_ post: Post) {
         posts[post.id] = post
         index.insert(indexed(post))
+    }
+
+    mutating func remove(id: Int64) {
+        posts[id] = nil
+        index.remove(id: id)
     }
 
     private mutating func indexed(_ post: Post) -> IndexedPost {

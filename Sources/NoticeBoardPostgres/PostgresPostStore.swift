@@ -129,14 +129,24 @@ public struct PostgresPostStore: PostStore {
         }
     }
 
-    /// Connection failures become `StoreError.unavailable`; the HTTP layer answers them with 503.
     private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
+        try await StoreErrors.translating(body)
+    }
+}
+
+/// Connection failures become `StoreError.unavailable` (the HTTP layer answers 503); errors
+/// thrown on purpose inside a transaction come out as themselves.
+enum StoreErrors {
+    static func translating<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let error as StoreError {
             throw error
+        } catch let error as ModerationError {
+            throw error
         } catch let error as PostgresTransactionError {
             if let inner = error.closureError as? StoreError { throw inner }
+            if let inner = error.closureError as? ModerationError { throw inner }
             throw StoreError.unavailable(String(reflecting: error.closureError ?? error.beginError ?? error.commitError ?? error))
         } catch let error as PSQLError where error.code != .server {
             throw StoreError.unavailable("\(error.code)")

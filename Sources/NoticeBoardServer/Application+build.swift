@@ -4,7 +4,9 @@ import NoticeBoardCore
 import ServiceLifecycle
 
 /// Builds the router; production and tests use this one function, so wiring is tested once.
-public func buildRouter(board: Board, settings: ServerSettings, logger: Logger = Logger(label: "noticeboard")) -> Router<AppRequestContext> {
+public func buildRouter(
+    board: Board, moderation: any ModerationStore, settings: ServerSettings, logger: Logger = Logger(label: "noticeboard")
+) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
     let table = RouteTable()
@@ -15,10 +17,15 @@ public func buildRouter(board: Board, settings: ServerSettings, logger: Logger =
         FileMiddleware(
             settings.resolvedWebDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true,
             logger: logger))
+    let identity = ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
     PostRoutes(
-        board: board,
-        postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
-        identity: ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
+        board: board, postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
+        identity: identity
+    ).register(on: router, table: table)
+    ModerationRoutes(
+        board: board, store: moderation, auth: ModeratorAuth(store: moderation), identity: identity,
+        reportThreshold: settings.reportThreshold,
+        loginLimiter: RateLimiter(ratePerMinute: 10, burst: 5), reportLimiter: RateLimiter(ratePerMinute: 20, burst: 10)
     ).register(on: router, table: table)
     StreamRoutes(board: board).register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
@@ -28,12 +35,12 @@ public func buildRouter(board: Board, settings: ServerSettings, logger: Logger =
 /// The application: the HTTP server plus the services it depends on (the database client,
 /// the index loader), shut down gracefully on SIGTERM/SIGINT.
 public func buildApplication(
-    board: Board, settings: ServerSettings, services: [any Service], logger: Logger,
+    board: Board, moderation: any ModerationStore, settings: ServerSettings, services: [any Service], logger: Logger,
     prepare: @escaping @Sendable () async throws -> Void = {},
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> Application<RouterResponder<AppRequestContext>> {
     Application(
-        router: buildRouter(board: board, settings: settings, logger: logger),
+        router: buildRouter(board: board, moderation: moderation, settings: settings, logger: logger),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
         services: services + [IndexLoader(board: board, prepare: prepare, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

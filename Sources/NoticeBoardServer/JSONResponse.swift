@@ -17,7 +17,7 @@ enum JSONResponse {
 
     private static func encodeData(_ value: some Encodable) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Encoding our own value types cannot fail; an empty object is the safe fallback.
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }

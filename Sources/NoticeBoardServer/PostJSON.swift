@@ -6,9 +6,21 @@ struct PostJSON: Encodable {
     var post: Post
     var distance: Double?
     var bearing: Double?
+    /// For moderators: status, distinct reporters, client pseudonym.
+    var moderation: ModeratedPost?
+
+    init(post: Post, distance: Double? = nil, bearing: Double? = nil) {
+        (self.post, self.distance, self.bearing) = (post, distance, bearing)
+    }
+
+    init(moderated: ModeratedPost) {
+        post = moderated.post
+        moderation = moderated
+    }
 
     enum CodingKeys: String, CodingKey {
         case id, lat, lon, heading, message, tag, createdAt, accuracy, floor, beacon, distance, bearing
+        case status, reportCount, clientId
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -25,6 +37,11 @@ struct PostJSON: Encodable {
         try container.encode(post.beacon, forKey: .beacon)
         try container.encodeIfPresent(distance, forKey: .distance)
         try container.encodeIfPresent(bearing, forKey: .bearing)
+        if let moderation {
+            try container.encode(moderation.status.rawValue, forKey: .status)
+            try container.encode(moderation.reportCount, forKey: .reportCount)
+            try container.encode(moderation.clientId, forKey: .clientId)
+        }
     }
 }
 

@@ -100,6 +100,15 @@ struct PostRoutes: Sendable {
     /// Reads a JSON body: `application/json` (any charset parameter) or 415, at most 16 KiB
     /// (chunked too) or 413, well-formed or 400 without a field.
     static func jsonBody(of request: Request) async throws -> JSONValue {
+        guard let json = try await jsonBody(of: request, allowEmpty: false) else { throw APIError.invalid("the body is not valid JSON") }
+        return json
+    }
+
+    /// As above; with `allowEmpty`, a request without a body gives `nil`.
+    static func jsonBody(of request: Request, allowEmpty: Bool) async throws -> JSONValue? {
+        if allowEmpty, request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil) {
+            return nil
+        }
         let mediaType = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
         guard mediaType == "application/json" else {
             throw APIError(.unsupportedMediaType, code: "unsupported_media_type", message: "the body must be application/json")

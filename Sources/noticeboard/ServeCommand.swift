@@ -45,7 +45,8 @@ struct ServeCommand: AsyncParsableCommand {
         let board = Board(store: store)
         let summary = handle.summary
         let app = buildApplication(
-            board: board, settings: settings, services: [client], logger: logger,
+            board: board, moderation: PostgresModerationStore(client: client, logger: logger), settings: settings,
+            services: [client], logger: logger,
             prepare: {
                 try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
                 try await store.purgeIdempotencyKeys()

@@ -14,7 +14,8 @@ import Testing
         // A database created without migrations: `fresh()` migrates, so make a bare one here.
         let endpoint = try await TestDatabase.fresh()
         try await TestDatabase.withClient(endpoint) { client in
-            try await client.query("DROP TABLE idempotency_keys, posts, schema_migrations", logger: TestDatabase.logger)
+            try await client.query("DROP SCHEMA public CASCADE", logger: TestDatabase.logger)
+            try await client.query("CREATE SCHEMA public", logger: TestDatabase.logger)
             let migrations = try Migration.bundled()
             let results = try await withThrowingTaskGroup(of: [String].self) { group in
                 for _ in 0..<3 { group.addTask { try await Migrator(client: client, logger: TestDatabase.logger).migrate(migrations) } }

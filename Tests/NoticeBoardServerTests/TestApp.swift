@@ -21,7 +21,9 @@ struct TestApp {
     ) async throws -> T {
         let client = PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: TestDatabase.logger)
         let board = Board(store: PostgresPostStore(client: client, logger: TestDatabase.logger))
-        let app = buildApplication(board: board, settings: settings, services: [client], logger: TestDatabase.logger)
+        let app = buildApplication(
+            board: board, moderation: PostgresModerationStore(client: client, logger: TestDatabase.logger), settings: settings,
+            services: [client], logger: TestDatabase.logger)
         return try await app.test(setup) { http in
             for _ in 0..<200 where try await http.execute(uri: "/readyz", method: .get).status != .ok {
                 try await Task.sleep(for: .milliseconds(25))

@@ -1,0 +1,41 @@
+import Crypto
+import Foundation
+import HummingbirdBcrypt
+import NoticeBoardCore
+
+/// Passwords (bcrypt, cost 12) and bearer tokens (256 random bits, stored as SHA-256).
+public struct ModeratorAuth: Sendable {
+    public static let bcryptCost: UInt8 = 12
+    public static let tokenLifetimeMilliseconds: Int64 = 12 * 3600 * 1000
+    /// Verified when the user does not exist, so both failures take as long.
+    static let decoyHash = Bcrypt.hash("decoy password, never valid", cost: bcryptCost)
+
+    let store: any ModerationStore
+
+    public init(store: any ModerationStore) { self.store = store }
+
+    public static func hashPassword(_ password: String) -> String { Bcrypt.hash(password, cost: bcryptCost) }
+
+    /// A new token for valid credentials, `nil` otherwise (the same for an unknown user).
+    func login(username: String, password: String) async throws -> (token: String, expiresAt: Int64)? {
+        let stored = try await store.passwordHash(username: username)
+        let valid = Bcrypt.verify(password, hash: stored ?? Self.decoyHash) && stored != nil
+        guard valid else { return nil }
+        let token = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        let expiresAt = Int64(Date().timeIntervalSince1970 * 1000) + Self.tokenLifetimeMilliseconds
+        try await store.storeToken(hash: Self.digest(token), username: username, expiresAt: expiresAt)
+        return (token, expiresAt)
+    }
+
+    /// The moderator a bearer token belongs to, if it is valid now.
+    func moderator(token: String) async throws -> String? {
+        try await store.moderator(tokenHash: Self.digest(token))
+    }
+
+    func revoke(token: String) async throws { try await store.revokeToken(hash: Self.digest(token)) }
+
+    static func digest(_ token: String) -> String {
+        SHA256.hash(data: Data(token.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+}

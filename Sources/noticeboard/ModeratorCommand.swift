@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import NoticeBoardPostgres
+import NoticeBoardServer
+import PostgresNIO
+
+struct ModeratorCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "moderator", abstract: "Manage moderator accounts (passwords are read from standard input).",
+        subcommands: [Add.self, List.self, Remove.self, Passwd.self])
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create a moderator; the password comes from standard input.")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The moderator's user name.") var name: String
+
+        func run() async throws {
+            let hash = ModeratorAuth.hashPassword(try readPassword())
+            let added = try await withModerationStore(database) { try await $0.addModerator(username: name, passwordHash: hash) }
+            guard added else { throw fail("moderator \(name) exists already") }
+            print("Added moderator \(name).")
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List moderators.")
+        @OptionGroup var database: DatabaseOptions
+
+        func run() async throws {
+            for name in try await withModerationStore(database, { try await $0.moderators() }) { print(name) }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove a moderator; its sessions end at once.")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The moderator's user name.") var name: String
+
+        func run() async throws {
+            guard try await withModerationStore(database, { try await $0.removeModerator(username: name) }) else {
+                throw fail("no moderator \(name)")
+            }
+            print("Removed moderator \(name).")
+        }
+    }
+
+    struct Passwd: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Set a moderator's password (from standard input); its sessions end.")
+        @OptionGroup var database: DatabaseOptions
+        @Argument(help: "The moderator's user name.") var name: String
+
+        func run() async throws {
+            let hash = ModeratorAuth.hashPassword(try readPassword())
+            guard try await withModerationStore(database, { try await $0.setPassword(username: name, passwordHash: hash) }) else {
+                throw fail("no moderator \(name)")
+            }
+            print("Changed the password of \(name).")
+        }
+    }
+}
+
+/// The first line of standard input, at least 8 characters.
+func readPassword() throws -> String {
+    guard let line = readLine(strippingNewline: true), line.count >= 8 else {
+        throw fail("give the password (at least 8 characters) on standard input")
+    }
+    return line
+}
+
+/// Runs `body` against the migrated database, then closes it (and the embedded cluster if it started it).
+func withModerationStore<T: Sendable>(
+    _ database: DatabaseOptions, _ body: @Sendable (PostgresModerationStore) async throws -> T
+) async throws -> T {
+    let logger = database.makeLogger()
+    let handle = try database.openDatabaseOrExit(logger: logger)
+    defer { handle.close() }
+    let client = handle.makeClient(logger: logger)
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
+        return try await body(PostgresModerationStore(client: client, logger: logger))
+    }
+}
