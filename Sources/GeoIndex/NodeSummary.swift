@@ -5,6 +5,9 @@ struct NodeSummary: Sendable {
     var minLat = Double.infinity, maxLat = -Double.infinity
     var minLon = Double.infinity, maxLon = -Double.infinity
     var minTime = Int64.max, maxTime = Int64.min
+    /// The floors below (posts without a floor never match a floor filter, so they add none):
+    /// a floor query skips every subtree of other floors.
+    var minFloor = Int16.max, maxFloor = Int16.min
     /// Bit `tag % 64` for every tag below (a superset test, never a false negative).
     var tagMask: UInt64 = 0
     var count = 0
@@ -17,6 +20,7 @@ struct NodeSummary: Sendable {
         minLat = min(minLat, post.lat); maxLat = max(maxLat, post.lat)
         minLon = min(minLon, post.lon); maxLon = max(maxLon, post.lon)
         minTime = min(minTime, post.createdAt); maxTime = max(maxTime, post.createdAt)
+        if let floor = post.floor { (minFloor, maxFloor) = (min(minFloor, floor), max(maxFloor, floor)) }
         tagMask |= Self.tagBit(post.tag)
         count += 1
         sumX += v.x; sumY += v.y; sumZ += v.z
@@ -27,6 +31,7 @@ struct NodeSummary: Sendable {
         minLat = min(minLat, other.minLat); maxLat = max(maxLat, other.maxLat)
         minLon = min(minLon, other.minLon); maxLon = max(maxLon, other.maxLon)
         minTime = min(minTime, other.minTime); maxTime = max(maxTime, other.maxTime)
+        minFloor = min(minFloor, other.minFloor); maxFloor = max(maxFloor, other.maxFloor)
         tagMask |= other.tagMask
         count += other.count
         sumX += other.sumX; sumY += other.sumY; sumZ += other.sumZ
@@ -52,6 +57,7 @@ struct NodeSummary: Sendable {
         if let wanted, tagMask & wanted == 0 { return false }
         if let from = filter.createdFrom, maxTime < from { return false }
         if let before = filter.createdBefore, minTime >= before { return false }
+        if let floor = filter.floor, floor < minFloor || floor > maxFloor { return false }
         return true
     }
 

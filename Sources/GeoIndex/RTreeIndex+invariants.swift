@@ -41,6 +41,7 @@ extension RTreeIndex {
             if stored.count != recomputed.count { problems.append("node \(node) counts \(stored.count), holds \(recomputed.count)") }
             if stored.minTime > recomputed.minTime || stored.maxTime < recomputed.maxTime { problems.append("node \(node)'s times miss") }
             if recomputed.tagMask & ~stored.tagMask != 0 { problems.append("node \(node)'s tag mask misses tags") }
+            if stored.minFloor > recomputed.minFloor || stored.maxFloor < recomputed.maxFloor { problems.append("node \(node)'s floors miss") }
             if stored.minLat > recomputed.minLat || stored.maxLat < recomputed.maxLat || stored.minLon > recomputed.minLon
                 || stored.maxLon < recomputed.maxLon
             {

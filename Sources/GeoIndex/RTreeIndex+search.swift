@@ -19,6 +19,7 @@ extension RTreeIndex {
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
         let byDistance = search.order == .distance
         let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
+            || search.filter.floor != nil
         let viewer = ViewerTrigonometry(lat: search.lat)
         var frontier = NearbyFrontier()
         var exact: [NearbyHit] = []

@@ -5,13 +5,16 @@ import Synchronization
 /// answers every read.
 public final class Board: Sendable {
     public let store: any PostStore
+    /// The beacon registry; without one every beacon is unknown.
+    public let beacons: (any BeaconStore)?
     /// Changes for live streams: every post this instance commits.
     public let feed = LiveFeed()
     private let state = Mutex(BoardState())
     private let loaded = Atomic<Bool>(false)
 
-    public init(store: any PostStore) {
+    public init(store: any PostStore, beacons: (any BeaconStore)? = nil) {
         self.store = store
+        self.beacons = beacons
     }
 
     /// Whether the index has been loaded from the store.
@@ -34,9 +37,9 @@ public final class Board: Sendable {
         switch submission.location {
         case .coordinates(let lat, let lon, let floor):
             draft = submission.draft(lat: lat, lon: lon, floor: floor, beacon: nil)
-        case .beacon(let beacon):
-            let placement = try resolve(beacon)
-            draft = submission.draft(lat: placement.lat, lon: placement.lon, floor: placement.floor, beacon: beacon.description)
+        case .beacon(let reference):
+            let beacon = try await locate(reference)
+            draft = submission.draft(lat: beacon.lat, lon: beacon.lon, floor: beacon.floor, beacon: reference.description)
         }
         let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
         if case .created(let post) = outcome {
@@ -66,14 +69,31 @@ public final class Board: Sendable {
         state.withLock { $0.posts[id] }
     }
 
-    public func nearby(_ query: NearbyQuery) throws(ValidationError) -> Page<NearbyPost> {
-        let (lat, lon, floor): (Double, Double, Int?)
-        switch query.center {
-        case .coordinates(let centerLat, let centerLon): (lat, lon, floor) = (centerLat, centerLon, query.floor)
-        case .beacon(let beacon):
-            let placement = try resolve(beacon)
-            (lat, lon, floor) = (placement.lat, placement.lon, placement.floor ?? query.floor)
+    /// A registered beacon, or a 400 on `beacon`.
+    public func locate(_ reference: BeaconReference) async throws -> Beacon {
+        guard let beacons, let beacon = try await beacons.beacon(reference) else {
+            throw ValidationError(field: "beacon", "unknown beacon \(reference)")
         }
+        return beacon
+    }
+
+    /// The query centred on its beacon's current position, filtered by the beacon's floor
+    /// (when it has one); a query by coordinates is returned as it is.
+    public func resolvingBeacon(_ query: NearbyQuery) async throws -> NearbyQuery {
+        guard case .beacon(let reference) = query.center else { return query }
+        let beacon = try await locate(reference)
+        var resolved = query
+        resolved.center = .coordinates(lat: beacon.lat, lon: beacon.lon)
+        resolved.floor = beacon.floor ?? query.floor
+        return resolved
+    }
+
+    /// Nearby posts; a beacon-centred query must have gone through `resolvingBeacon` first.
+    public func nearby(_ query: NearbyQuery) throws(ValidationError) -> Page<NearbyPost> {
+        guard case .coordinates(let lat, let lon) = query.center else {
+            throw ValidationError(field: "beacon", "the beacon was not resolved")
+        }
+        let floor = query.floor
         return state.withLock { state in
             let search = NearbySearch(
                 lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
@@ -117,11 +137,6 @@ public final class Board: Sendable {
                 .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }
                 .sorted { $0.count > $1.count || ($0.count == $1.count && $0.tag < $1.tag) }
         }
-    }
-
-    /// The beacon registry arrives with the indoor-boards work; until then every beacon is unknown.
-    private func resolve(_ beacon: BeaconReference) throws(ValidationError) -> (lat: Double, lon: Double, floor: Int?) {
-        throw ValidationError(field: "beacon", "unknown beacon \(beacon)")
     }
 }
 

@@ -5,7 +5,8 @@ import ServiceLifecycle
 
 /// Builds the router; production and tests use this one function, so wiring is tested once.
 public func buildRouter(
-    board: Board, moderation: any ModerationStore, settings: ServerSettings, logger: Logger = Logger(label: "noticeboard")
+    board: Board, moderation: any ModerationStore, beacons: any BeaconStore, settings: ServerSettings,
+    logger: Logger = Logger(label: "noticeboard")
 ) -> Router<AppRequestContext> {
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
@@ -22,11 +23,12 @@ public func buildRouter(
         board: board, postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
         identity: identity
     ).register(on: router, table: table)
-    ModerationRoutes(
+    let moderationRoutes = ModerationRoutes(
         board: board, store: moderation, auth: ModeratorAuth(store: moderation), identity: identity,
         reportThreshold: settings.reportThreshold,
-        loginLimiter: RateLimiter(ratePerMinute: 10, burst: 5), reportLimiter: RateLimiter(ratePerMinute: 20, burst: 10)
-    ).register(on: router, table: table)
+        loginLimiter: RateLimiter(ratePerMinute: 10, burst: 5), reportLimiter: RateLimiter(ratePerMinute: 20, burst: 10))
+    moderationRoutes.register(on: router, table: table)
+    BeaconRoutes(store: beacons, moderation: moderationRoutes).register(on: router, table: table)
     StreamRoutes(board: board).register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
     return router
@@ -35,12 +37,13 @@ public func buildRouter(
 /// The application: the HTTP server plus the services it depends on (the database client,
 /// the index loader), shut down gracefully on SIGTERM/SIGINT.
 public func buildApplication(
-    board: Board, moderation: any ModerationStore, settings: ServerSettings, services: [any Service], logger: Logger,
+    board: Board, moderation: any ModerationStore, beacons: any BeaconStore, settings: ServerSettings,
+    services: [any Service], logger: Logger,
     prepare: @escaping @Sendable () async throws -> Void = {},
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> Application<RouterResponder<AppRequestContext>> {
     Application(
-        router: buildRouter(board: board, moderation: moderation, settings: settings, logger: logger),
+        router: buildRouter(board: board, moderation: moderation, beacons: beacons, settings: settings, logger: logger),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
         services: services + [IndexLoader(board: board, prepare: prepare, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

@@ -69,7 +69,7 @@ struct PostRoutes: Sendable {
 
     @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
-        let query = try NearbyQuery(QueryParameters(urlQuery: request.uri.query))
+        let query = try await board.resolvingBeacon(try NearbyQuery(QueryParameters(urlQuery: request.uri.query)))
         let page = try board.nearby(query)
         let posts = page.items.map { PostJSON(post: $0.post, distance: $0.distance, bearing: $0.bearing) }
         return JSONResponse.make(PostPageJSON(posts: posts, nextCursor: page.nextCursor))

@@ -66,19 +66,3 @@ func readPassword() throws -> String {
     }
     return line
 }
-
-/// Runs `body` against the migrated database, then closes it (and the embedded cluster if it started it).
-func withModerationStore<T: Sendable>(
-    _ database: DatabaseOptions, _ body: @Sendable (PostgresModerationStore) async throws -> T
-) async throws -> T {
-    let logger = database.makeLogger()
-    let handle = try database.openDatabaseOrExit(logger: logger)
-    defer { handle.close() }
-    let client = handle.makeClient(logger: logger)
-    return try await withThrowingTaskGroup(of: Void.self) { group in
-        group.addTask { await client.run() }
-        defer { group.cancelAll() }
-        try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
-        return try await body(PostgresModerationStore(client: client, logger: logger))
-    }
-}

@@ -42,10 +42,11 @@ struct ServeCommand: AsyncParsableCommand {
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
         let store = PostgresPostStore(client: client, logger: logger)
-        let board = Board(store: store)
+        let beacons = PostgresBeaconStore(client: client, logger: logger)
+        let board = Board(store: store, beacons: beacons)
         let summary = handle.summary
         let app = buildApplication(
-            board: board, moderation: PostgresModerationStore(client: client, logger: logger), settings: settings,
+            board: board, moderation: PostgresModerationStore(client: client, logger: logger), beacons: beacons, settings: settings,
             services: [client], logger: logger,
             prepare: {
                 try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())

@@ -20,9 +20,11 @@ struct TestApp {
         _ setup: TestingSetup = .router, _ body: @Sendable @escaping (any TestClientProtocol, Board) async throws -> T
     ) async throws -> T {
         let client = PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: TestDatabase.logger)
-        let board = Board(store: PostgresPostStore(client: client, logger: TestDatabase.logger))
+        let beacons = PostgresBeaconStore(client: client, logger: TestDatabase.logger)
+        let board = Board(store: PostgresPostStore(client: client, logger: TestDatabase.logger), beacons: beacons)
         let app = buildApplication(
-            board: board, moderation: PostgresModerationStore(client: client, logger: TestDatabase.logger), settings: settings,
+            board: board, moderation: PostgresModerationStore(client: client, logger: TestDatabase.logger), beacons: beacons,
+            settings: settings,
             services: [client], logger: TestDatabase.logger)
         return try await app.test(setup) { http in
             for _ in 0..<200 where try await http.execute(uri: "/readyz", method: .get).status != .ok {
