@@ -11,6 +11,8 @@ public func buildRouter(
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
     let table = RouteTable()
+    // Outermost, so errors carry the headers too.
+    router.middlewares.add(SecurityHeadersMiddleware())
     router.middlewares.add(ErrorMiddleware(routes: table))
     // The web page: tried only where no route answers (so `/` and its assets), with
     // Last-Modified/ETag revalidation.

@@ -100,4 +100,10 @@ def test_the_web_page_is_served_at_the_root(server_factory):
     script = server.get("/app.js")
     assert script.status_code == 200 and "javascript" in script.headers["Content-Type"]
     assert server.get("/app.js", headers={"If-None-Match": script.headers["ETag"]}).status_code == 304
-    assert server.get("/nope.js").json()["error"]["code"] == "not_found"
+    missing = server.get("/nope.js")
+    assert missing.json()["error"]["code"] == "not_found"
+    for response in (page, missing, server.get("/api/v1/posts")):
+        policy = response.headers["Content-Security-Policy"]
+        assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
+        assert response.headers["X-Content-Type-Options"] == "nosniff"
+        assert response.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
