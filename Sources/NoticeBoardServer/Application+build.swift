@@ -13,6 +13,8 @@ public func buildRouter(
     let table = RouteTable()
     // Outermost, so errors carry the headers too.
     router.middlewares.add(SecurityHeadersMiddleware())
+    // Request counts and latencies per route and status, through swift-metrics.
+    router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(ErrorMiddleware(routes: table))
     // The web page: tried only where no route answers (so `/` and its assets), with
     // Last-Modified/ETag revalidation.
@@ -33,6 +35,7 @@ public func buildRouter(
     BeaconRoutes(store: beacons, moderation: moderationRoutes).register(on: router, table: table)
     StreamRoutes(board: board).register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
+    MetricsRoutes(registry: settings.metricsRegistry, board: board).register(on: router, table: table)
     return router
 }
 

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Prometheus
 
 /// What the HTTP layer needs to know beyond the board itself.
 public struct ServerSettings: Sendable {
@@ -15,13 +16,16 @@ public struct ServerSettings: Sendable {
     public var clientHashKey: SymmetricKey
     /// The web page's files; `nil` serves the copy built into the binary's resources (`web/`).
     public var webDirectory: String?
+    /// Where `/metrics` reads from; the serve command bootstraps swift-metrics onto it.
+    public var metricsRegistry: PrometheusCollectorRegistry
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, postRatePerMinute: Int = 30, postBurst: Int = 10,
         reportThreshold: Int = 5, trustedProxies: [String] = [], clientHashKey: SymmetricKey = SymmetricKey(size: .bits256),
-        webDirectory: String? = nil
+        webDirectory: String? = nil, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
     ) {
         self.webDirectory = webDirectory
+        self.metricsRegistry = metricsRegistry
         self.host = host
         self.port = port
         self.postRatePerMinute = postRatePerMinute

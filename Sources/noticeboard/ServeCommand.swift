@@ -6,7 +6,9 @@ import Logging
 import NoticeBoardCore
 import NoticeBoardPostgres
 import NoticeBoardServer
+import Metrics
 import PostgresNIO
+import Prometheus
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -38,6 +40,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = database.makeLogger()
         let settings = try resolvedSettings()
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: settings.metricsRegistry))
         let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)

@@ -107,3 +107,14 @@ def test_the_web_page_is_served_at_the_root(server_factory):
         assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
         assert response.headers["X-Content-Type-Options"] == "nosniff"
         assert response.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+
+
+def test_metrics_in_the_prometheus_format(server_factory):
+    server = server_factory()
+    server.post({"lat": 1, "lon": 1, "message": "m", "tag": "t"})
+    server.get("/api/v1/posts/nearby", params={"lat": 1, "lon": 1})
+    metrics = server.get("/metrics")
+    assert metrics.status_code == 200 and metrics.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+    text = metrics.text
+    assert "noticeboard_posts_indexed 1" in text and "noticeboard_index_ready 1" in text
+    assert 'hb_requests' in text and '/api/v1/posts/nearby' in text, text[:2000]
