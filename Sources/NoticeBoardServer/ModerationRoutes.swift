@@ -71,10 +71,10 @@ struct ModerationRoutes: Sendable {
             throw APIError.notFound("no such post")
         case .repeated:
             reportLimiter.refund(for: client)
-            return JSONResponse.make(status: .ok, ["status": "already reported"])
+            return JSONResponse.make(status: .ok, ReportJSON(status: "already reported", reportCount: nil))
         case .recorded(let count, let autoHidden):
             if let autoHidden { board.apply(autoHidden) }
-            return JSONResponse.make(status: .accepted, ["status": "reported", "reportCount": "\(count)"])
+            return JSONResponse.make(status: .accepted, ReportJSON(status: "reported", reportCount: count))
         }
     }
 
@@ -150,6 +150,12 @@ struct ModerationRoutes: Sendable {
             throw APIError.invalid("reason must be a string", field: "reason")
         }
     }
+}
+
+/// The answer to a report: `{"status": "reported", "reportCount": 2}`.
+struct ReportJSON: Encodable {
+    var status: String
+    var reportCount: Int?
 }
 
 struct AuditPageJSON: Encodable {
