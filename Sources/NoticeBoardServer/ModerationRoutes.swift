@@ -83,7 +83,7 @@ struct ModerationRoutes: Sendable {
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try await moderator(request)
         let page = try await store.moderationPosts(try ModerationQuery(QueryParameters(urlQuery: request.uri.query)))
-        return JSONResponse.make(PostPageJSON(posts: page.items.map(PostJSON.init(moderated:)), nextCursor: page.nextCursor))
+        return JSONResponse.make(PageJSON<PostJSON>.posts(page.items.map(PostJSON.init(moderated:)), nextCursor: page.nextCursor))
     }
 
     func change(_ action: ModerationAction, request: Request, context: AppRequestContext, reasonRequired: Bool) async throws -> Response {
@@ -111,7 +111,7 @@ struct ModerationRoutes: Sendable {
             before = id
         }
         let page = try await store.audit(limit: limit, before: before)
-        return JSONResponse.make(AuditPageJSON(entries: page.items.map(AuditPageJSON.Entry.init), nextCursor: page.nextCursor))
+        return JSONResponse.make(PageJSON(itemsKey: "entries", items: page.items.map(AuditEntryJSON.init), nextCursor: page.nextCursor))
     }
 
     // MARK: Helpers
@@ -158,37 +158,26 @@ struct ReportJSON: Encodable {
     var reportCount: Int?
 }
 
-struct AuditPageJSON: Encodable {
-    struct Entry: Encodable {
-        var at: String
-        var actor: String
-        var action: String
-        var postId: Int64?
-        var reason: String?
+/// One audit entry; absent post ids and reasons are written as `null`.
+struct AuditEntryJSON: Encodable {
+    var at: String
+    var actor: String
+    var action: String
+    var postId: Int64?
+    var reason: String?
 
-        init(_ entry: AuditEntry) {
-            (at, actor, action, postId, reason) = (Timestamp.format(milliseconds: entry.at), entry.actor, entry.action, entry.postId, entry.reason)
-        }
-
-        enum CodingKeys: String, CodingKey { case at, actor, action, postId, reason }
-
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(at, forKey: .at)
-            try container.encode(actor, forKey: .actor)
-            try container.encode(action, forKey: .action)
-            try container.encode(postId, forKey: .postId)
-            try container.encode(reason, forKey: .reason)
-        }
+    init(_ entry: AuditEntry) {
+        (at, actor, action, postId, reason) = (Timestamp.format(milliseconds: entry.at), entry.actor, entry.action, entry.postId, entry.reason)
     }
-    var entries: [Entry]
-    var nextCursor: String?
 
-    enum CodingKeys: String, CodingKey { case entries, nextCursor }
+    enum CodingKeys: String, CodingKey { case at, actor, action, postId, reason }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(entries, forKey: .entries)
-        try container.encode(nextCursor, forKey: .nextCursor)
+        try container.encode(at, forKey: .at)
+        try container.encode(actor, forKey: .actor)
+        try container.encode(action, forKey: .action)
+        try container.encode(postId, forKey: .postId)
+        try container.encode(reason, forKey: .reason)
     }
 }

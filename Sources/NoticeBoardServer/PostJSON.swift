@@ -45,17 +45,27 @@ struct PostJSON: Encodable {
     }
 }
 
-/// `{"posts": [...], "nextCursor": "..." | null}`.
-struct PostPageJSON: Encodable {
-    var posts: [PostJSON]
+/// A page: `{"<items key>": [...], "nextCursor": "..." | null}` (`posts`, `entries`, …).
+struct PageJSON<Item: Encodable>: Encodable {
+    var itemsKey: String
+    var items: [Item]
     var nextCursor: String?
 
-    enum CodingKeys: String, CodingKey { case posts, nextCursor }
+    static func posts(_ posts: [PostJSON], nextCursor: String?) -> PageJSON<PostJSON> {
+        PageJSON<PostJSON>(itemsKey: "posts", items: posts, nextCursor: nextCursor)
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
 
     func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(posts, forKey: .posts)
-        try container.encode(nextCursor, forKey: .nextCursor)
+        var container = encoder.container(keyedBy: Key.self)
+        try container.encode(items, forKey: Key(stringValue: itemsKey))
+        try container.encode(nextCursor, forKey: Key(stringValue: "nextCursor"))
     }
 }
 

@@ -72,13 +72,13 @@ struct PostRoutes: Sendable {
         let query = try await board.resolvingBeacon(try NearbyQuery(QueryParameters(urlQuery: request.uri.query)))
         let page = try board.nearby(query)
         let posts = page.items.map { PostJSON(post: $0.post, distance: $0.distance, bearing: $0.bearing) }
-        return JSONResponse.make(PostPageJSON(posts: posts, nextCursor: page.nextCursor))
+        return JSONResponse.make(PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor))
     }
 
     @Sendable func browse(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
         let page = board.browse(try BrowseQuery(QueryParameters(urlQuery: request.uri.query)))
-        return JSONResponse.make(PostPageJSON(posts: page.items.map { PostJSON(post: $0) }, nextCursor: page.nextCursor))
+        return JSONResponse.make(PageJSON<PostJSON>.posts(page.items.map { PostJSON(post: $0) }, nextCursor: page.nextCursor))
     }
 
     @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {
