@@ -5,6 +5,16 @@ public enum Timestamp {
     /// it (the ceiling), so `from <= createdAt` and `createdAt < to` stay exact on integer
     /// milliseconds whatever fraction the caller sent.
     public static func parseCeilingMilliseconds(_ text: String) -> Int64? {
+        parse(text, roundingUp: true)
+    }
+
+    /// Parses an RFC 3339 date-time and drops sub-millisecond digits, as the store does with
+    /// `createdAt` (an imported post keeps its time truncated to the millisecond).
+    public static func parseTruncatedMilliseconds(_ text: String) -> Int64? {
+        parse(text, roundingUp: false)
+    }
+
+    private static func parse(_ text: String, roundingUp: Bool) -> Int64? {
         let bytes = Array(text.utf8)
         var index = 0
         func digits(_ count: Int) -> Int? {
@@ -39,7 +49,7 @@ public enum Timestamp {
                 if fractionDigits < 3 {
                     milliseconds = milliseconds * 10 + digit
                 } else if digit != 0 {
-                    roundUp = true
+                    roundUp = roundingUp
                 }
                 fractionDigits += 1
                 index += 1

@@ -10,7 +10,10 @@ struct NoticeBoardCommand: AsyncParsableCommand {
             the environment over the default. Without a database URL the server runs its own private \
             PostgreSQL cluster under the data directory.
             """,
-        subcommands: [ServeCommand.self, MigrateCommand.self, ModeratorCommand.self, BeaconsCommand.self],
+        subcommands: [
+            ServeCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ModeratorCommand.self,
+            BeaconsCommand.self,
+        ],
         defaultSubcommand: ServeCommand.self
     )
 }

@@ -1,0 +1,130 @@
+/// A post brought in from another board (`noticeboard import`): validated like the API's
+/// `POST /api/v1/posts`, but it keeps its `createdAt`, its status and the id it had there.
+public struct ImportedPost: Sendable, Equatable {
+    public var draft: PostDraft
+    /// Milliseconds since the epoch, truncated like the store's.
+    public var createdAt: Int64
+    /// `visible` or `hidden`; a deleted post has no text left to import.
+    public var status: PostStatus
+    /// The post's id on the board it comes from, when the file has one; it tells apart two
+    /// identical notes when the import is re-run.
+    public var sourceID: String?
+
+    /// The names a column or member may have, canonical name first: the API's own, the
+    /// snake-case of other exports, and the original board's `pid, longitude, latitude,
+    /// heading, msg, tag, pdate`.
+    public static let columnAliases: [String: String] = [
+        "id": "id", "pid": "id",
+        "lat": "lat", "latitude": "lat",
+        "lon": "lon", "lng": "lon", "longitude": "lon",
+        "heading": "heading",
+        "message": "message", "msg": "message",
+        "tag": "tag",
+        "createdat": "createdAt", "created_at": "createdAt", "pdate": "createdAt",
+        "accuracy": "accuracy", "floor": "floor", "beacon": "beacon", "status": "status",
+    ]
+
+    static let numericColumns: Set<String> = ["lat", "lon", "heading", "accuracy", "floor"]
+
+    /// Validates one NDJSON object, or one CSV row turned into members by `members(header:fields:)`.
+    public init(json: JSONValue) throws(ValidationError) {
+        guard case .object(let raw) = json else { throw ValidationError(field: nil, "each line must be a JSON object") }
+        var canonical: [String: JSONValue] = [:]
+        for (name, value) in raw {
+            if let known = Self.columnAliases[name.lowercased()] { canonical[known] = value }
+        }
+        let fields = JSONFields(canonical)
+        let lat = try fields.requiredNumber("lat", in: -90...90)
+        let lon = try fields.requiredNumber("lon", in: -180...180)
+        // 360° is north written the other way (some exporters round 359.96 up); the API stores 0.
+        var heading = try fields.optionalNumber("heading", in: 0...360)
+        if heading == 360 { heading = 0 }
+        let message = try TextRules.normalizedMessage(try fields.requiredString("message"))
+        let tag = try TextRules.normalizedTag(try fields.requiredString("tag"))
+        let accuracy = try fields.optionalNumber("accuracy", in: 0...10000)
+        let floor = try fields.optionalInteger("floor", in: -20...200)
+        let beacon = try fields.optionalString("beacon").map { text throws(ValidationError) in
+            try BeaconReference(parsing: text).description
+        }
+        draft = PostDraft(lat: lat, lon: lon, heading: heading, message: message, tag: tag, accuracy: accuracy, floor: floor, beacon: beacon)
+        createdAt = try Self.createdAt(canonical["createdAt"])
+        switch try fields.optionalString("status")?.lowercased() {
+        case nil, "visible": status = .visible
+        case "hidden": status = .hidden
+        default: throw ValidationError(field: "status", "must be visible or hidden")
+        }
+        switch canonical["id"] {
+        case nil, .null?: sourceID = nil
+        case .string(let text)?: sourceID = text
+        case .number(let number)? where number.isFinite && number == number.rounded() && abs(number) < 1e18:
+            sourceID = String(Int64(number))
+        default: throw ValidationError(field: "id", "must be a string or an integer")
+        }
+    }
+
+    /// A CSV row as JSON members: numeric columns parsed (a bad number is an error naming the
+    /// column), empty cells absent, columns the importer does not know ignored.
+    public static func members(header: [String], fields: [String]) throws(ValidationError) -> JSONValue {
+        guard fields.count == header.count else {
+            throw ValidationError(field: nil, "has \(fields.count) columns where the header has \(header.count)")
+        }
+        var members: [String: JSONValue] = [:]
+        for (name, cell) in zip(header, fields) {
+            guard let canonical = columnAliases[name.lowercased()] else { continue }
+            let text = canonical == "message" ? cell : cell.trimmingWhitespace
+            if text.isEmpty, canonical != "message" { continue }
+            if numericColumns.contains(canonical) {
+                guard let number = Double(text), number.isFinite else { throw ValidationError(field: canonical, "must be a number") }
+                members[canonical] = .number(number)
+            } else {
+                members[canonical] = .string(text)
+            }
+        }
+        return .object(members)
+    }
+
+    /// Checks that a CSV header names the columns a post needs; returns the header unchanged.
+    public static func validatedHeader(_ header: [String]) throws(ValidationError) -> [String] {
+        let known = Set(header.compactMap { columnAliases[$0.trimmingWhitespace.lowercased()] })
+        for required in ["lat", "lon", "message", "tag", "createdAt"] where !known.contains(required) {
+            throw ValidationError(field: required, "the header has no \(required) column")
+        }
+        return header.map(\.trimmingWhitespace)
+    }
+
+    /// RFC 3339 (any offset or fraction), a date and time without an offset (taken as UTC, as
+    /// database exports write them), or seconds / milliseconds since the epoch.
+    static func createdAt(_ value: JSONValue?) throws(ValidationError) -> Int64 {
+        let invalid = ValidationError(field: "createdAt", "must be an RFC 3339 date-time or a Unix time")
+        switch value {
+        case nil, .null?:
+            throw ValidationError(field: "createdAt", "is required (an import keeps each post's time)")
+        case .number(let number)?:
+            guard let milliseconds = epochMilliseconds(number) else { throw invalid }
+            return milliseconds
+        case .string(let text)?:
+            if let number = Double(text), let milliseconds = epochMilliseconds(number) { return milliseconds }
+            if let parsed = Timestamp.parseTruncatedMilliseconds(text) { return parsed }
+            if let parsed = Timestamp.parseTruncatedMilliseconds(text + "Z") { return parsed }
+            throw invalid
+        default:
+            throw invalid
+        }
+    }
+
+    /// Numbers below 1e11 are seconds (until the year 5138), larger ones milliseconds.
+    private static func epochMilliseconds(_ number: Double) -> Int64? {
+        guard number.isFinite, abs(number) < 1e15 else { return nil }
+        return abs(number) < 1e11 ? Int64((number * 1000).rounded(.down)) : Int64(number.rounded(.down))
+    }
+}
+
+extension String {
+    var trimmingWhitespace: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
+            let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
+        else { return "" }
+        return String(scalars[first...last])
+    }
+}

@@ -1,0 +1,97 @@
+"""`noticeboard import` and `export` on the real binary and its embedded database."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+
+from conftest import BINARY, Server
+
+ORIGINAL_BOARD = """pid,longitude,latitude,heading,msg,tag,pdate
+1,114.20684,22.41961,360,"Too many things on my desk, ""again""
+and a second line",LifeStyle,2019-05-12 13:45:12
+2,114.2,99,90,latitude out of range,food,2019-05-12 13:45:12
+3,114.2,22.4,10,no date,food,
+4,-179.99,-16.5,,antimeridian,美食,2020-02-29T23:59:59.9999Z
+5,114.2,22.4,10,<img src=x onerror=alert(1)>,food,1700000000
+"""
+
+
+def run(*args, data_dir, stdin=None):
+    return subprocess.run([BINARY, *args, "--data-dir", data_dir], capture_output=True, text=True, timeout=300, input=stdin)
+
+
+def write(directory, name, text):
+    path = os.path.join(directory, name)
+    with open(path, "w") as handle:
+        handle.write(text)
+    return path
+
+
+def test_import_reports_bad_rows_by_line_keeps_times_and_is_idempotent(data_dir, tmp_path):
+    path = write(tmp_path, "board.csv", ORIGINAL_BOARD)
+    first = run("import", path, data_dir=data_dir)
+    assert first.returncode == 2, first.stderr
+    # The record of pid 2 starts on line 4 (the first record spans lines 2 and 3).
+    assert "line 4: lat must be between -90 and 90" in first.stderr
+    assert "line 5: createdAt is required" in first.stderr
+    assert "Imported 3 posts" in first.stdout
+
+    again = run("import", path, data_dir=data_dir)
+    assert "Imported 0 posts; 3 were there already; 2 rows rejected" in again.stdout, again.stdout
+
+    server = Server(data_dir)
+    try:
+        posts = server.get("/api/v1/posts?limit=500").json()["posts"]
+        assert len(posts) == 3
+        by_message = {post["message"]: post for post in posts}
+        desk = by_message['Too many things on my desk, "again"\nand a second line']
+        assert desk["createdAt"] == "2019-05-12T13:45:12.000Z"
+        assert desk["heading"] == 0 and desk["tag"] == "lifestyle"
+        assert by_message["antimeridian"]["createdAt"] == "2020-02-29T23:59:59.999Z"
+        assert by_message["antimeridian"]["tag"] == "美食"
+        assert by_message["<img src=x onerror=alert(1)>"]["createdAt"] == "2023-11-14T22:13:20.000Z"
+        nearby = server.get("/api/v1/posts/nearby?lat=-16.5&lon=179.99&radius=5000").json()["posts"]
+        assert [post["message"] for post in nearby] == ["antimeridian"]
+    finally:
+        server.stop()
+
+
+def test_export_round_trips_through_import(data_dir, tmp_path):
+    lines = [
+        {"id": 1, "lat": 48.8566, "lon": 2.3522, "heading": 12.5, "message": "tab\there\nand \\ backslash", "tag": "food",
+         "createdAt": "2026-01-02T03:04:05.678Z", "accuracy": 8, "floor": 2, "status": "visible"},
+        {"id": 2, "lat": -89.9, "lon": 180, "heading": None, "message": "pole", "tag": "lifestyle",
+         "createdAt": "2026-01-02T03:04:05.679Z", "status": "hidden"},
+        {"id": 3, "lat": 0, "lon": 0, "message": "same text", "tag": "food", "createdAt": "2026-01-02T00:00:00Z"},
+        {"id": 4, "lat": 0, "lon": 0, "message": "same text", "tag": "food", "createdAt": "2026-01-02T00:00:00Z"},
+    ]
+    source = write(tmp_path, "in.ndjson", "\n".join(json.dumps(line) for line in lines) + "\n")
+    imported = run("import", source, data_dir=data_dir)
+    assert imported.returncode == 0, imported.stderr
+    assert "Imported 4 posts" in imported.stdout  # identical notes with distinct ids are both kept
+
+    exported_path = os.path.join(tmp_path, "out.ndjson")
+    exported = run("export", "--output", exported_path, data_dir=data_dir)
+    assert exported.returncode == 0, exported.stderr
+    first = [json.loads(line) for line in open(exported_path)]
+    assert len(first) == 4
+    assert [post["status"] for post in first] == ["visible", "hidden", "visible", "visible"]
+    assert first[0]["message"] == "tab\there\nand \\ backslash"
+
+    # A second board in a directory the postgres user may enter (pytest's tmp_path is private).
+    second_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
+    os.chmod(second_dir, 0o755)
+    try:
+        assert run("import", exported_path, data_dir=second_dir).returncode == 0
+        second = [json.loads(line) for line in run("export", data_dir=second_dir).stdout.splitlines()]
+    finally:
+        shutil.rmtree(second_dir, ignore_errors=True)
+
+    def without_ids(posts):
+        return [{key: value for key, value in post.items() if key != "id"} for post in posts]
+
+    assert without_ids(second) == without_ids(first)
+
+    visible_only = run("export", "--visible-only", data_dir=data_dir).stdout.splitlines()
+    assert len(visible_only) == 3
