@@ -51,7 +51,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
-            resources: [.copy("Web")]
+            resources: [.copy("Web"), .copy("OpenAPI")]
         ),
         .executableTarget(
             name: "noticeboard",

@@ -24,8 +24,7 @@ public struct Beacon: Sendable, Equatable {
         lat = try fields.requiredNumber("lat", in: -90...90)
         lon = try fields.requiredNumber("lon", in: -180...180)
         floor = try fields.optionalInteger("floor", in: -20...200)
-        name = try fields.optionalString("name")?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
-        guard name.unicodeScalars.count <= 200 else { throw ValidationError(field: "name", "must be at most 200 characters") }
+        name = try TextRules.normalizedText(try fields.optionalString("name") ?? "", field: "name", maxScalars: 200, allowEmpty: true)
     }
 }
 

@@ -51,4 +51,7 @@ public enum StoreError: Error, Sendable, Equatable {
     case idempotencyConflict
     /// The database cannot be reached or failed; the request may be retried.
     case unavailable(String)
+    /// PostgreSQL refused a value (SQLSTATE class 22, "data exception"): the client's input,
+    /// not the database, is at fault.
+    case invalidInput(String)
 }

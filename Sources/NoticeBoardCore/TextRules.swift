@@ -7,6 +7,15 @@ public enum TextRules {
     /// Trims Unicode whitespace, stores `\r\n` as `\n`, rejects other control characters than
     /// `\n` and `\t`, and checks the length in Unicode scalars. No normalisation.
     public static func normalizedMessage(_ raw: String, field: String = "message") throws(ValidationError) -> String {
+        try normalizedText(raw, field: field, maxScalars: maxMessageScalars)
+    }
+
+    /// The message rules for any free text a person types (a report or moderation reason, a
+    /// beacon's name): trimmed, `\r\n` as `\n`, no other control characters (PostgreSQL
+    /// cannot even store NUL), at most `maxScalars` scalars, empty only when `allowEmpty`.
+    public static func normalizedText(
+        _ raw: String, field: String, maxScalars: Int, allowEmpty: Bool = false
+    ) throws(ValidationError) -> String {
         let scalars = trimmed(Array(raw.unicodeScalars))
         var out = String.UnicodeScalarView()
         var index = 0
@@ -22,10 +31,8 @@ public enum TextRules {
             out.append(scalar)
             index += 1
         }
-        guard !out.isEmpty else { throw ValidationError(field: field, "must not be empty") }
-        guard out.count <= maxMessageScalars else {
-            throw ValidationError(field: field, "must be at most \(maxMessageScalars) characters")
-        }
+        guard allowEmpty || !out.isEmpty else { throw ValidationError(field: field, "must not be empty") }
+        guard out.count <= maxScalars else { throw ValidationError(field: field, "must be at most \(maxScalars) characters") }
         return String(out)
     }
 

@@ -147,9 +147,14 @@ enum StoreErrors {
         } catch let error as PostgresTransactionError {
             if let inner = error.closureError as? StoreError { throw inner }
             if let inner = error.closureError as? ModerationError { throw inner }
+            if let inner = error.closureError as? PSQLError, inner.serverInfo?[.sqlState]?.hasPrefix("22") == true {
+                throw StoreError.invalidInput(inner.serverInfo?[.message] ?? "invalid value")
+            }
             throw StoreError.unavailable(String(reflecting: error.closureError ?? error.beginError ?? error.commitError ?? error))
         } catch let error as PSQLError where error.code != .server {
             throw StoreError.unavailable("\(error.code)")
+        } catch let error as PSQLError where error.serverInfo?[.sqlState]?.hasPrefix("22") == true {
+            throw StoreError.invalidInput(error.serverInfo?[.message] ?? "invalid value")
         }
     }
 }

@@ -35,6 +35,7 @@ public func buildRouter(
     BeaconRoutes(store: beacons, moderation: moderationRoutes).register(on: router, table: table)
     StreamRoutes(board: board).register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
+    OpenAPIRoutes().register(on: router, table: table)
     MetricsRoutes(registry: settings.metricsRegistry, board: board).register(on: router, table: table)
     return router
 }

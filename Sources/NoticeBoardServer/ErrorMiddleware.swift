@@ -27,12 +27,17 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return .payloadTooLarge(limit: PostRoutes.maxBodyBytes)
         case StoreError.idempotencyConflict:
             return APIError(.conflict, code: "conflict", message: "this Idempotency-Key was used with a different body", field: "Idempotency-Key")
+        case StoreError.invalidInput(let reason):
+            return .invalid("a value was refused by the database: \(reason)")
         case StoreError.unavailable(let reason):
             context.logger.warning("database unavailable", metadata: ["reason": "\(reason)"])
             return .unavailable("the database is unavailable; retry shortly")
         case let error as HTTPError where error.status == .notFound:
-            if routes.hasPath(request.uri.path, withMethodOtherThan: request.method) {
-                return APIError(.methodNotAllowed, code: "method_not_allowed", message: "\(request.method) is not allowed on this path")
+            let allowed = routes.allowedMethods(forPath: request.uri.path)
+            if !allowed.isEmpty, !allowed.contains(request.method) {
+                return APIError(
+                    .methodNotAllowed, code: "method_not_allowed", message: "\(request.method) is not allowed on this path",
+                    headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
             }
             return .notFound("no route for \(request.uri.path)")
         case let error as HTTPError:

@@ -143,9 +143,7 @@ struct ModerationRoutes: Sendable {
             if required { throw APIError.invalid("reason is required", field: "reason") }
             return nil
         case .string(let text)?:
-            let reason = text.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard (1...500).contains(reason.count) else { throw APIError.invalid("reason must be 1 to 500 characters", field: "reason") }
-            return reason
+            return try TextRules.normalizedText(text, field: "reason", maxScalars: 500)
         default:
             throw APIError.invalid("reason must be a string", field: "reason")
         }

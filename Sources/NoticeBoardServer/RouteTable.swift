@@ -20,12 +20,16 @@ final class RouteTable: Sendable {
         add(method, path)
     }
 
-    func hasPath(_ path: String, withMethodOtherThan method: HTTPRequest.Method) -> Bool {
+    /// The methods routed on a path (`{…}` segments match anything), for 405's `Allow` header.
+    func allowedMethods(forPath path: String) -> [HTTPRequest.Method] {
         let requested = Self.segments(path)
-        return routes.withLock { $0 }.contains { route in
-            route.method != method && route.segments.count == requested.count
-                && zip(route.segments, requested).allSatisfy { $0.hasPrefix("{") || $0 == $1 }
+        var methods: [HTTPRequest.Method] = []
+        for route in routes.withLock({ $0 })
+        where route.segments.count == requested.count
+            && zip(route.segments, requested).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) && !methods.contains(route.method) {
+            methods.append(route.method)
         }
+        return methods
     }
 
     static func segments(_ path: String) -> [String] {

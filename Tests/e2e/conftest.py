@@ -68,6 +68,9 @@ class Server:
     def post(self, body, **kwargs):
         return requests.post(self.url + "/api/v1/posts", json=body, timeout=30, **kwargs)
 
+    def post_json(self, path, body, **kwargs):
+        return requests.post(self.url + path, json=body, timeout=30, **kwargs)
+
     def get(self, path, **kwargs):
         return requests.get(self.url + path, timeout=30, **kwargs)
 
