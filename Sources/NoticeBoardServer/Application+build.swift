@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import Metrics
 import NoticeBoardCore
 import ServiceLifecycle
 
@@ -11,7 +12,8 @@ public func buildRouter(
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
     let table = RouteTable()
-    // Outermost, so errors carry the headers too.
+    // Outermost: every response, errors too, carries the request id and the security headers.
+    router.middlewares.add(RequestIdMiddleware())
     router.middlewares.add(SecurityHeadersMiddleware())
     // Request counts and latencies per route and status, through swift-metrics.
     router.middlewares.add(MetricsMiddleware())
@@ -76,7 +78,9 @@ struct IndexLoader: Service {
             do {
                 try await prepare()
                 try await board.load()
-                logger.info("index loaded", metadata: ["posts": "\(board.postCount)", "seconds": "\(clock.now - started)"])
+                let elapsed = clock.now - started
+                Gauge(label: "noticeboard_index_load_seconds").record(elapsed.milliseconds / 1000)
+                logger.info("index loaded", metadata: ["posts": "\(board.postCount)", "seconds": "\(elapsed)"])
                 return
             } catch {
                 logger.warning("index load failed; retrying", metadata: ["error": "\(error)"])

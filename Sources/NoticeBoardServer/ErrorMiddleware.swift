@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import Metrics
 import NIOCore
 import NoticeBoardCore
 
@@ -13,7 +14,11 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            return try translate(error, request: request, context: context).response(from: request, context: context)
+            let apiError = translate(error, request: request, context: context)
+            if apiError.status == .tooManyRequests {
+                Counter(label: "noticeboard_rate_limited_total", dimensions: [("path", context.endpointPath ?? "unknown")]).increment()
+            }
+            return try apiError.response(from: request, context: context)
         }
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import NoticeBoardCore
 import Prometheus
@@ -11,6 +12,7 @@ struct MetricsRoutes: Sendable {
     let postsIndexed: Gauge
     let streamSubscribers: Gauge
     let indexReady: Gauge
+    let residentBytes: Gauge
 
     init(registry: PrometheusCollectorRegistry, board: Board) {
         self.registry = registry
@@ -18,6 +20,8 @@ struct MetricsRoutes: Sendable {
         postsIndexed = registry.makeGauge(name: "noticeboard_posts_indexed", help: "Visible posts in the in-memory index.")
         streamSubscribers = registry.makeGauge(name: "noticeboard_stream_subscribers", help: "Open live streams on this instance.")
         indexReady = registry.makeGauge(name: "noticeboard_index_ready", help: "1 once the index is loaded.")
+        residentBytes = registry.makeGauge(
+            name: "noticeboard_process_resident_bytes", help: "Resident memory of the process; the index is most of it.")
     }
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
@@ -25,9 +29,18 @@ struct MetricsRoutes: Sendable {
             postsIndexed.set(Double(board.postCount))
             streamSubscribers.set(Double(board.feed.subscriberCount))
             indexReady.set(board.isLoaded ? 1.0 : 0.0)
+            if let resident = Self.residentMemoryBytes() { residentBytes.set(Double(resident)) }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
+    }
+
+    /// The second field of `/proc/self/statm` (resident pages); nil where there is no procfs.
+    static func residentMemoryBytes() -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 }

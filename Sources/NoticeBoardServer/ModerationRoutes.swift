@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import Metrics
 import NoticeBoardCore
 
 /// `/api/v1/auth/token`, `/api/v1/moderation/…` and public reports.
@@ -73,7 +74,10 @@ struct ModerationRoutes: Sendable {
             reportLimiter.refund(for: client)
             return JSONResponse.make(status: .ok, ReportJSON(status: "already reported", reportCount: nil))
         case .recorded(let count, let autoHidden):
-            if let autoHidden { board.apply(autoHidden) }
+            if let autoHidden {
+                board.apply(autoHidden)
+                Counter(label: "noticeboard_moderation_actions_total", dimensions: [("action", "auto_hide")]).increment()
+            }
             return JSONResponse.make(status: .accepted, ReportJSON(status: "reported", reportCount: count))
         }
     }
@@ -95,6 +99,7 @@ struct ModerationRoutes: Sendable {
                 throw APIError.notFound("no such post")
             }
             board.apply(change)
+            Counter(label: "noticeboard_moderation_actions_total", dimensions: [("action", "\(action)")]).increment()
             return JSONResponse.make(PostJSON(moderated: change.post))
         } catch ModerationError.deleted {
             throw APIError(.conflict, code: "conflict", message: "the post is deleted for good")

@@ -15,6 +15,18 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Log level: trace, debug, info, notice, warning, error, critical. Default info. Env: LOG_LEVEL.")
     var logLevel: String?
 
+    @Option(help: "Log lines as text or json (one object per line). Default text. Env: NOTICEBOARD_LOG_FORMAT.")
+    var logFormat: String?
+
+    func validate() throws {
+        if let format = Environment.value(logFormat, "NOTICEBOARD_LOG_FORMAT"), LogFormat(rawValue: format) == nil {
+            throw ValidationError("--log-format must be text or json, not \(format)")
+        }
+        if let level = Environment.value(logLevel, "LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
+            throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical, not \(level)")
+        }
+    }
+
     var resolvedDatabaseURL: String? { Environment.value(databaseURL, "NOTICEBOARD_DATABASE_URL") }
 
     var resolvedDataDirectory: URL {
@@ -22,6 +34,7 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     func makeLogger(label: String = "noticeboard") -> Logger {
+        LoggingSetup.bootstrap(Environment.value(logFormat, "NOTICEBOARD_LOG_FORMAT").flatMap(LogFormat.init(rawValue:)) ?? .text)
         var logger = Logger(label: label)
         logger.logLevel = Environment.value(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
         return logger

@@ -1,8 +1,10 @@
 """End-to-end: the built binary, its embedded PostgreSQL, restarts and crashes."""
 import concurrent.futures
+import json
 import os
 import signal
 import subprocess
+import time
 
 from conftest import BINARY, cluster_running
 
@@ -118,3 +120,32 @@ def test_metrics_in_the_prometheus_format(server_factory):
     text = metrics.text
     assert "noticeboard_posts_indexed 1" in text and "noticeboard_index_ready 1" in text
     assert 'hb_requests' in text and '/api/v1/posts/nearby' in text, text[:2000]
+
+
+def test_json_logs_carry_request_ids_and_no_secrets(server_factory, data_dir):
+    server = server_factory("--log-format", "json", "--log-level", "debug", "--post-rate-per-minute", "1", "--post-burst", "1")
+    secret_message = "my secret note text 4f1c"
+    assert server.post({"lat": 1, "lon": 1, "message": secret_message, "tag": "t"}).status_code == 201
+    limited = server.post({"lat": 1, "lon": 1, "message": "again", "tag": "t"})
+    assert limited.status_code == 429
+    chosen = server.get("/api/v1/posts/nearby", params={"lat": 1, "lon": 1}, headers={"X-Request-Id": "trace-me.42"})
+    assert chosen.headers["X-Request-Id"] == "trace-me.42"
+    generated = server.get("/api/v1/posts/999999", headers={"X-Request-Id": "bad id with spaces"})
+    assert generated.status_code == 404 and generated.headers["X-Request-Id"] not in ("", "bad id with spaces")
+    login = server.post_json("/api/v1/auth/token", {"username": "nobody", "password": "hunter2-secret-pw"})
+    assert login.status_code == 401
+
+    metrics = server.get("/metrics").text
+    assert "noticeboard_rate_limited_total" in metrics and "noticeboard_index_load_seconds" in metrics
+    assert "noticeboard_process_resident_bytes" in metrics
+
+    time.sleep(0.5)
+    records = []
+    for line in server.lines:
+        if line.startswith("{"):
+            records.append(json.loads(line))  # every structured line is valid JSON
+    finished = [record for record in records if record.get("message") == "request finished"]
+    assert any(record.get("request_id") == "trace-me.42" and record["path"] == "/api/v1/posts/nearby" for record in finished)
+    assert any(record.get("request_id") == generated.headers["X-Request-Id"] for record in finished)
+    everything = "".join(server.lines)
+    assert secret_message not in everything and "hunter2-secret-pw" not in everything

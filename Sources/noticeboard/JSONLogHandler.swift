@@ -1,0 +1,62 @@
+import Foundation
+import Logging
+import Synchronization
+
+/// One JSON object per log line on standard error, for log collectors:
+/// `{"ts":"…","level":"info","label":"noticeboard","message":"…","request_id":"…",…}`.
+/// Metadata becomes top-level members (nested values as their text).
+struct JSONLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+    var metadataProvider: Logger.MetadataProvider?
+
+    init(label: String, metadataProvider: Logger.MetadataProvider? = nil) {
+        self.label = label
+        self.metadataProvider = metadataProvider
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(
+        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
+        function: String, line: UInt
+    ) {
+        var fields: [String: String] = [:]
+        for (key, value) in metadataProvider?.get() ?? [:] { fields[key] = "\(value)" }
+        for (key, value) in metadata { fields[key] = "\(value)" }
+        for (key, value) in explicit ?? [:] { fields[key] = "\(value)" }
+        fields["ts"] = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
+        fields["level"] = level.rawValue
+        fields["label"] = label
+        fields["source"] = source
+        fields["message"] = message.description
+        guard var data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        data.append(UInt8(ascii: "\n"))
+        // One write per line: lines from concurrent tasks never interleave.
+        FileHandle.standardError.write(data)
+    }
+}
+
+enum LogFormat: String, CaseIterable, Sendable {
+    case text, json
+}
+
+enum LoggingSetup {
+    private static let bootstrapped = Mutex(false)
+
+    /// Installs the chosen handler for the whole process, once, before the first logger.
+    static func bootstrap(_ format: LogFormat) {
+        bootstrapped.withLock { done in
+            guard !done else { return }
+            done = true
+            switch format {
+            case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
+            case .json: LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+            }
+        }
+    }
+}
