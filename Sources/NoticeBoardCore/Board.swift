@@ -42,27 +42,34 @@ public final class Board: Sendable {
             draft = submission.draft(lat: beacon.lat, lon: beacon.lon, floor: beacon.floor, beacon: reference.description)
         }
         let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
-        if case .created(let post) = outcome {
-            state.withLock { $0.insert(post) }
-            feed.publish(.post(post))
-        }
+        if case .created(let post) = outcome { reconcile(post, status: .visible) }
         return outcome
     }
 
     /// Brings the index and live streams in line with a committed status change: a post that
     /// left "visible" vanishes from every read and stream at once; a restored one comes back.
     public func apply(_ change: StatusChange) {
-        let post = change.post.post
-        switch (change.previous, change.post.status) {
-        case (.visible, .hidden), (.visible, .deleted):
-            state.withLock { $0.remove(id: post.id) }
-            feed.publish(.remove(id: post.id, lat: post.lat, lon: post.lon))
-        case (.hidden, .visible):
-            state.withLock { $0.insert(post) }
-            feed.publish(.post(post))
-        default:
-            break
+        reconcile(change.post.post, status: change.post.status)
+    }
+
+    /// Brings one post in line with its committed state, whichever instance changed it: a
+    /// visible post is in the index, any other is not, and streams hear of every difference.
+    /// Idempotent, so a change seen both locally and through the change feed counts once.
+    public func reconcile(_ post: Post, status: PostStatus) {
+        let event: LiveEvent? = state.withLock { state in
+            let present = state.posts[post.id] != nil
+            switch (status == .visible, present) {
+            case (true, false):
+                state.insert(post)
+                return .post(post)
+            case (false, true):
+                state.remove(id: post.id)
+                return .remove(id: post.id, lat: post.lat, lon: post.lon)
+            default:
+                return nil
+            }
         }
+        if let event { feed.publish(event) }
     }
 
     public func post(id: Int64) -> Post? {

@@ -47,41 +47,49 @@ public func buildRouter(
 public func buildApplication(
     board: Board, moderation: any ModerationStore, beacons: any BeaconStore, settings: ServerSettings,
     services: [any Service], logger: Logger,
+    changes: (any ChangeFeed)? = nil,
     prepare: @escaping @Sendable () async throws -> Void = {},
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> Application<RouterResponder<AppRequestContext>> {
     Application(
         router: buildRouter(board: board, moderation: moderation, beacons: beacons, settings: settings, logger: logger),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
-        services: services + [IndexLoader(board: board, prepare: prepare, logger: logger)],
+        services: services + [IndexLoader(board: board, changes: changes, prepare: prepare, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)
 }
 
-/// Prepares the database (migrations) and loads the index after the server starts listening,
-/// so `/readyz` says 503 until both are done; retries while the database is unreachable.
+/// Prepares the database (migrations), loads the index after the server starts listening (so
+/// `/readyz` says 503 until both are done; retries while the database is unreachable), then
+/// keeps the index in step with changes any instance commits, through the change feed.
 struct IndexLoader: Service {
     let board: Board
+    let changes: (any ChangeFeed)?
     let prepare: @Sendable () async throws -> Void
     let logger: Logger
 
     func run() async throws {
         // Shutdown must not wait for a database that never comes back.
-        try? await cancelWhenGracefulShutdown { try await loadUntilDone() }
+        try? await cancelWhenGracefulShutdown {
+            let start = try await loadUntilDone()
+            if let changes { try await IndexFollower(board: board, feed: changes, logger: logger).run(after: start) }
+        }
         try? await gracefulShutdown()
     }
 
-    private func loadUntilDone() async throws {
+    /// Loads the index; returns the change sequence to follow from.
+    private func loadUntilDone() async throws -> Int64 {
         let clock = ContinuousClock()
         while true {
             let started = clock.now
             do {
                 try await prepare()
+                let start = try await changes?.startingSequence() ?? 0
                 try await board.load()
                 let elapsed = clock.now - started
                 Gauge(label: "noticeboard_index_load_seconds").record(elapsed.milliseconds / 1000)
                 logger.info("index loaded", metadata: ["posts": "\(board.postCount)", "seconds": "\(elapsed)"])
-                return
+                return start
             } catch {
                 logger.warning("index load failed; retrying", metadata: ["error": "\(error)"])
                 try await Task.sleep(for: .seconds(1))

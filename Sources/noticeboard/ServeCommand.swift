@@ -50,7 +50,7 @@ struct ServeCommand: AsyncParsableCommand {
         let summary = handle.summary
         let app = buildApplication(
             board: board, moderation: PostgresModerationStore(client: client, logger: logger), beacons: beacons, settings: settings,
-            services: [client], logger: logger,
+            services: [client], logger: logger, changes: PostgresChangeFeed(client: client, logger: logger),
             prepare: {
                 try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
                 try await store.purgeIdempotencyKeys()

@@ -1,0 +1,29 @@
+/// The store's sequence of committed post changes, made by any instance sharing the database:
+/// how each instance keeps its index in step with the others.
+public protocol ChangeFeed: Sendable {
+    /// A sequence number to follow from when the index is loaded now: every change not in a
+    /// load that starts after this call has a higher number. Numbers are taken before commit,
+    /// so this stays a minute behind the newest (replaying a change is harmless).
+    func startingSequence() async throws -> Int64
+
+    /// Changes after `sequence`, in sequence order, each with the post's state now.
+    func changes(after sequence: Int64, limit: Int) async throws -> [PostChange]
+
+    /// Calls `wake` whenever new changes may have been committed, until it fails or is cancelled.
+    func listen(wake: @escaping @Sendable () -> Void) async throws
+
+    /// Forgets changes older than `hours`: an instance starting later loads the posts themselves.
+    func prune(olderThanHours hours: Int) async throws
+}
+
+public struct PostChange: Sendable, Equatable {
+    public var sequence: Int64
+    public var post: Post
+    public var status: PostStatus
+
+    public init(sequence: Int64, post: Post, status: PostStatus) {
+        self.sequence = sequence
+        self.post = post
+        self.status = status
+    }
+}
