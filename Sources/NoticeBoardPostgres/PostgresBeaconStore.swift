@@ -13,7 +13,7 @@ public struct PostgresBeaconStore: BeaconStore {
     }
 
     public func beacon(_ reference: BeaconReference) async throws -> Beacon? {
-        let rows = try await StoreErrors.translating {
+        let rows = try await StoreErrors.bounded { [self] in
             try await client.query(
                 """
                 SELECT lat, lon, floor, name FROM beacons
@@ -28,7 +28,7 @@ public struct PostgresBeaconStore: BeaconStore {
 
     public func put(_ beacon: Beacon, actor: String) async throws -> Bool {
         let r = beacon.reference
-        return try await StoreErrors.translating {
+        return try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 var created = false
                 // xmax = 0 only on a freshly inserted row: tells a create from a move.
@@ -51,7 +51,7 @@ public struct PostgresBeaconStore: BeaconStore {
     }
 
     public func delete(_ reference: BeaconReference, actor: String) async throws -> Bool {
-        try await StoreErrors.translating {
+        try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 var deleted = false
                 for try await _ in try await connection.query(

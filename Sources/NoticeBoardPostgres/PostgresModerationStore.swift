@@ -25,7 +25,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func apply(_ action: ModerationAction, to postId: Int64, actor: String, reason: String?) async throws -> StatusChange? {
-        try await StoreErrors.translating {
+        try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 try await Self.apply(action, to: postId, actor: actor, reason: reason, on: connection, logger: logger)
             }
@@ -60,7 +60,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome {
-        try await StoreErrors.translating {
+        try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 var status: String?
                 for try await value in try await connection.query(
@@ -104,8 +104,9 @@ public struct PostgresModerationStore: ModerationStore {
             }
         }
         let status = query.status?.rawValue
+        let (westEdges, eastEdges) = (wests, easts)
         let afterTime = query.after?.createdAt, afterId = query.after?.id
-        let rows = try await StoreErrors.translating {
+        let rows = try await StoreErrors.bounded { [self] in
             try await client.query(
                 """
                 SELECT \(unescaped: Self.moderatedColumns) FROM posts p
@@ -116,7 +117,7 @@ public struct PostgresModerationStore: ModerationStore {
                   AND (NOT \(query.reportedOnly) OR EXISTS (SELECT 1 FROM reports r WHERE r.post_id = p.id))
                   AND (\(query.clientId)::text IS NULL OR p.client_hash = \(query.clientId)::text)
                   AND (\(query.box == nil) OR (p.lat BETWEEN \(query.box?.south ?? -90) AND \(query.box?.north ?? 90)
-                       AND EXISTS (SELECT 1 FROM unnest(\(wests)::float8[], \(easts)::float8[]) AS b(w, e)
+                       AND EXISTS (SELECT 1 FROM unnest(\(westEdges)::float8[], \(eastEdges)::float8[]) AS b(w, e)
                                    WHERE (CASE WHEN p.lon = 180 THEN -180 ELSE p.lon END) BETWEEN b.w AND b.e)))
                   AND (\(afterTime)::int8 IS NULL
                        OR (p.created_at, p.id) < (timestamptz 'epoch' + \(afterTime)::int8 * interval '1 millisecond', \(afterId)::int8))
@@ -132,7 +133,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry> {
-        let rows = try await StoreErrors.translating {
+        let rows = try await StoreErrors.bounded { [self] in
             try await client.query(
                 """
                 SELECT id, (extract(epoch FROM at) * 1000)::int8, actor, action, post_id, reason FROM audit_log
@@ -160,7 +161,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func setPassword(username: String, passwordHash: String) async throws -> Bool {
-        try await StoreErrors.translating {
+        try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 var changed = false
                 for try await _ in try await connection.query(
@@ -179,7 +180,7 @@ public struct PostgresModerationStore: ModerationStore {
 
     public func moderators() async throws -> [String] {
         var names: [String] = []
-        let rows = try await StoreErrors.translating {
+        let rows = try await StoreErrors.bounded { [self] in
             try await client.query("SELECT username FROM moderators ORDER BY username", logger: logger)
         }
         for try await name in rows.decode(String.self) { names.append(name) }
@@ -187,7 +188,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func passwordHash(username: String) async throws -> String? {
-        let rows = try await StoreErrors.translating {
+        let rows = try await StoreErrors.bounded { [self] in
             try await client.query("SELECT password_hash FROM moderators WHERE username = \(username)", logger: logger)
         }
         for try await hash in rows.decode(String.self) { return hash }
@@ -204,7 +205,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func moderator(tokenHash: String) async throws -> String? {
-        let rows = try await StoreErrors.translating {
+        let rows = try await StoreErrors.bounded { [self] in
             try await client.query(
                 """
                 SELECT m.username FROM auth_tokens t JOIN moderators m ON m.id = t.moderator_id
@@ -220,7 +221,7 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     private func changedRows(_ query: PostgresQuery) async throws -> Bool {
-        try await StoreErrors.translating {
+        try await StoreErrors.bounded { [self] in
             var changed = false
             for try await _ in try await client.query(query, logger: logger) { changed = true }
             return changed

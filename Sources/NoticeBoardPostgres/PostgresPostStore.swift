@@ -1,6 +1,7 @@
 import Logging
 import NoticeBoardCore
 import PostgresNIO
+import Synchronization
 
 /// The store of record on PostgreSQL. Every statement is parameterised.
 public struct PostgresPostStore: PostStore {
@@ -32,7 +33,7 @@ public struct PostgresPostStore: PostStore {
     }
 
     public func create(_ draft: PostDraft, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
-        try await translatingErrors {
+        try await StoreErrors.bounded { [self] in
             let attempt: Attempt = try await client.withTransaction(logger: logger) { connection in
                 if let idempotency {
                     // A concurrent twin blocks here until the first commits, then finds the key taken.
@@ -73,7 +74,7 @@ public struct PostgresPostStore: PostStore {
     }
 
     public func existingPost(for idempotency: IdempotencyRequest) async throws -> CreateOutcome? {
-        try await translatingErrors { () async throws -> CreateOutcome? in
+        try await StoreErrors.bounded { [self] () async throws -> CreateOutcome? in
         let rows = try await client.query(
             """
             SELECT k.fingerprint, \(unescaped: Self.postColumns(of: "p"))
@@ -137,6 +138,24 @@ public struct PostgresPostStore: PostStore {
 /// Connection failures become `StoreError.unavailable` (the HTTP layer answers 503); errors
 /// thrown on purpose inside a transaction come out as themselves.
 enum StoreErrors {
+    /// How long a request's database work may take before the request gets 503: when
+    /// PostgreSQL is down, PostgresNIO waits for a connection indefinitely.
+    static let deadline: Duration = .seconds(5)
+
+    /// `translating`, bounded by `deadline`. The work goes on in the background after the
+    /// deadline and its result is dropped; a write that commits after all is found again by
+    /// retrying with the same Idempotency-Key.
+    static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let outcome = FirstOutcome(continuation)
+            let work = Task { outcome.finish(await Result(catching: { try await translating(body) })) }
+            Task {
+                try? await Task.sleep(for: deadline)
+                if outcome.finish(.failure(StoreError.unavailable("no answer from the database within \(deadline)"))) { work.cancel() }
+            }
+        }
+    }
+
     static func translating<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
@@ -156,5 +175,25 @@ enum StoreErrors {
         } catch let error as PSQLError where error.serverInfo?[.sqlState]?.hasPrefix("22") == true {
             throw StoreError.invalidInput(error.serverInfo?[.message] ?? "invalid value")
         }
+    }
+}
+
+/// Resumes a continuation with whichever result comes first; later ones are dropped.
+final class FirstOutcome<T: Sendable>: Sendable {
+    private let waiting: Mutex<CheckedContinuation<T, any Error>?>
+
+    init(_ continuation: CheckedContinuation<T, any Error>) { waiting = Mutex(continuation) }
+
+    @discardableResult
+    func finish(_ result: Result<T, any Error>) -> Bool {
+        guard let continuation = waiting.withLock({ state in defer { state = nil }; return state }) else { return false }
+        continuation.resume(with: result)
+        return true
+    }
+}
+
+extension Result where Failure == any Error {
+    init(catching body: () async throws -> Success) async {
+        do { self = .success(try await body()) } catch { self = .failure(error) }
     }
 }

@@ -11,8 +11,10 @@ struct StreamRoutes: Sendable {
 
     let board: Board
 
+    static let path = "/api/v1/posts/stream"
+
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
-        table.on(router, .get, "/api/v1/posts/stream", use: stream)
+        table.on(router, .get, Self.path, use: stream)
     }
 
     @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {
