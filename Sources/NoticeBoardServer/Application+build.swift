@@ -24,6 +24,11 @@ public func buildRouter(
         FileMiddleware(
             settings.resolvedWebDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true,
             logger: logger))
+    // Leaflet from Debian's libjs-leaflet, under /vendor/leaflet/.
+    router.middlewares.add(
+        FileMiddleware(
+            settings.page.leafletDirectory, urlBasePath: "/vendor/leaflet",
+            cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])]), logger: logger))
     let identity = ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
     PostRoutes(
         board: board, postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst),
@@ -38,6 +43,8 @@ public func buildRouter(
     StreamRoutes(board: board).register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
     OpenAPIRoutes().register(on: router, table: table)
+    let pageConfig = ["tileURL": settings.page.tileURL, "tileAttribution": settings.page.tileAttribution]
+    table.on(router, .get, "/config.json") { _, _ in JSONResponse.make(pageConfig) }
     MetricsRoutes(registry: settings.metricsRegistry, board: board).register(on: router, table: table)
     return router
 }

@@ -18,12 +18,16 @@ public struct ServerSettings: Sendable {
     public var webDirectory: String?
     /// Where `/metrics` reads from; the serve command bootstraps swift-metrics onto it.
     public var metricsRegistry: PrometheusCollectorRegistry
+    /// The map's tiles and where Leaflet comes from.
+    public var page: PageSettings
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, postRatePerMinute: Int = 30, postBurst: Int = 10,
         reportThreshold: Int = 5, trustedProxies: [String] = [], clientHashKey: SymmetricKey = SymmetricKey(size: .bits256),
-        webDirectory: String? = nil, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()
+        webDirectory: String? = nil, metricsRegistry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(),
+        page: PageSettings = PageSettings()
     ) {
+        self.page = page
         self.webDirectory = webDirectory
         self.metricsRegistry = metricsRegistry
         self.host = host
@@ -33,6 +37,23 @@ public struct ServerSettings: Sendable {
         self.reportThreshold = reportThreshold
         self.trustedProxies = trustedProxies
         self.clientHashKey = clientHashKey
+    }
+}
+
+/// What the web page is told at `/config.json`, and where its vendored Leaflet lives.
+public struct PageSettings: Sendable {
+    public static let openStreetMapTiles = "https://tile.openstreetmap.org/{z}/{x}/{y}.png"
+    public static let openStreetMapAttribution = "© OpenStreetMap contributors"
+    public static let debianLeaflet = "/usr/share/javascript/leaflet"
+
+    public var tileURL: String
+    public var tileAttribution: String
+    public var leafletDirectory: String
+
+    public init(tileURL: String = openStreetMapTiles, tileAttribution: String = openStreetMapAttribution, leafletDirectory: String = debianLeaflet) {
+        self.tileURL = tileURL
+        self.tileAttribution = tileAttribution
+        self.leafletDirectory = leafletDirectory
     }
 }
 

@@ -34,6 +34,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Serve the web page from this directory instead of the copy built in. Env: NOTICEBOARD_WEB_DIR.")
     var webDir: String?
 
+    @Option(help: "Map tile URL template for the page. Default OpenStreetMap's. Env: NOTICEBOARD_TILE_URL.")
+    var tileURL: String?
+
+    @Option(help: "Attribution shown under the map tiles. Env: NOTICEBOARD_TILE_ATTRIBUTION.")
+    var tileAttribution: String?
+
+    @Option(help: "Where Leaflet is installed (Debian's libjs-leaflet). Default /usr/share/javascript/leaflet. Env: NOTICEBOARD_LEAFLET_DIR.")
+    var leafletDir: String?
+
     @Option(help: "A proxy whose X-Forwarded-For is trusted (repeatable). Env: NOTICEBOARD_TRUSTED_PROXIES (comma-separated).")
     var trustedProxy: [String] = []
 
@@ -77,7 +86,11 @@ struct ServeCommand: AsyncParsableCommand {
             reportThreshold: try Environment.integer(reportThreshold, "NOTICEBOARD_REPORT_THRESHOLD", default: 5),
             trustedProxies: proxies,
             clientHashKey: try clientHashKey(),
-            webDirectory: Environment.value(webDir, "NOTICEBOARD_WEB_DIR"))
+            webDirectory: Environment.value(webDir, "NOTICEBOARD_WEB_DIR"),
+            page: PageSettings(
+                tileURL: Environment.value(tileURL, "NOTICEBOARD_TILE_URL") ?? PageSettings.openStreetMapTiles,
+                tileAttribution: Environment.value(tileAttribution, "NOTICEBOARD_TILE_ATTRIBUTION") ?? PageSettings.openStreetMapAttribution,
+                leafletDirectory: Environment.value(leafletDir, "NOTICEBOARD_LEAFLET_DIR") ?? PageSettings.debianLeaflet))
         guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be in 0...65535") }
         guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }
         guard settings.postBurst >= 1 else { throw ValidationError("the post burst must be at least 1") }

@@ -1,0 +1,98 @@
+// "Around me": the notes near the person's position, nearest first, with distance and direction.
+import { getJSON } from "./api.js";
+import { distance, bearing } from "./geo.js";
+import { noteItem } from "./render.js";
+import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
+
+const list = document.getElementById("posts");
+const more = document.getElementById("more");
+const form = document.getElementById("where");
+let nextCursor = null;
+let generation = 0;
+
+function fillForm() {
+  form.lat.value = state.lat ?? "";
+  form.lon.value = state.lon ?? "";
+  const radius = form.radius;
+  if (![...radius.options].some((option) => Number(option.value) === state.radius)) {
+    radius.append(new Option(`${state.radius} m`, String(state.radius)));
+  }
+  radius.value = String(state.radius);
+}
+
+export async function loadList(append = false) {
+  if (!hasPosition()) {
+    list.replaceChildren();
+    more.hidden = true;
+    announce("Where are you? Use your location, type a position, or click the map.");
+    return;
+  }
+  const request = ++generation;
+  try {
+    const page = await getJSON("/api/v1/posts/nearby", {
+      lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), cursor: append ? nextCursor : null,
+    });
+    if (request !== generation) return;
+    if (!append) list.replaceChildren();
+    list.append(...page.posts.map((post) => noteItem(post, post)));
+    nextCursor = page.nextCursor;
+    more.hidden = !nextCursor;
+    if (state.view === "list") {
+      announce(list.children.length ? `${list.children.length}${nextCursor ? "+" : ""} notes around you.` : "No notes here yet: leave the first.");
+    }
+  } catch (error) {
+    if (request === generation) announce(error.message);
+  }
+}
+
+/** A note that appeared (posted here or live): shown at once if it is around and passes the filters. */
+export function addToList(post) {
+  if (!hasPosition() || !passesFilters(post) || list.querySelector(`[data-id="${post.id}"]`)) return;
+  const place = { distance: distance(state.lat, state.lon, post.lat, post.lon), bearing: bearing(state.lat, state.lon, post.lat, post.lon) };
+  if (place.distance > state.radius) return;
+  const item = noteItem(post, place);
+  item.classList.add("fresh");
+  // Keep nearest-first order among what is shown.
+  const after = [...list.children].find((child) => Number(child.dataset.distance ?? Infinity) > place.distance);
+  item.dataset.distance = String(place.distance);
+  list.insertBefore(item, after ?? null);
+}
+
+export function removeFromList(id) {
+  list.querySelector(`[data-id="${id}"]`)?.remove();
+}
+
+export function locate() {
+  if (!navigator.geolocation) {
+    announce("This browser cannot tell where you are: type a position or click the map.");
+    return;
+  }
+  announce("Finding where you are…");
+  navigator.geolocation.getCurrentPosition(
+    (position) => update({ lat: position.coords.latitude, lon: position.coords.longitude }),
+    () => announce("Location permission denied: type a position or click the map to choose one."),
+    { enableHighAccuracy: true, timeout: 15000, maximumAge: 30000 },
+  );
+}
+
+export function setUpList() {
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    const lat = Number(form.lat.value);
+    const lon = Number(form.lon.value);
+    if (form.lat.value === "" || form.lon.value === "" || !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180)) {
+      announce("Latitude must be between -90 and 90 and longitude between -180 and 180.");
+      return;
+    }
+    update({ lat, lon, radius: Number(form.radius.value) });
+  });
+  form.radius.addEventListener("change", () => update({ radius: Number(form.radius.value) }));
+  document.getElementById("locate").addEventListener("click", locate);
+  more.addEventListener("click", () => loadList(true));
+  onChange((changed) => {
+    if (["lat", "lon", "radius"].some((key) => changed.has(key))) fillForm();
+    if (["lat", "lon", "radius", "tags", "from", "to"].some((key) => changed.has(key))) loadList();
+  });
+  fillForm();
+  loadList();
+}

@@ -1,0 +1,82 @@
+// What the person is looking at, kept in the URL so a view can be shared or reloaded:
+// ?view=map&tag=food&tag=fashion&from=…&to=…&lat=…&lon=…&radius=…&zoom=…&facing=…
+
+const listeners = new Set();
+
+export const state = {
+  view: "map",
+  tags: [],
+  from: null, // RFC 3339 or null (unbounded)
+  to: null,
+  lat: null,
+  lon: null,
+  radius: 200,
+  zoom: null,
+  facing: 0,
+  compassActive: false,
+};
+
+export function loadFromURL() {
+  const params = new URLSearchParams(location.search);
+  const number = (name) => (params.has(name) && params.get(name) !== "" && Number.isFinite(Number(params.get(name))) ? Number(params.get(name)) : null);
+  if (["map", "list", "look", "post"].includes(params.get("view"))) state.view = params.get("view");
+  state.tags = params.getAll("tag").filter(Boolean);
+  state.from = params.get("from") || null;
+  state.to = params.get("to") || null;
+  state.lat = number("lat");
+  state.lon = number("lon");
+  state.radius = number("radius") ?? state.radius;
+  state.zoom = number("zoom");
+  state.facing = ((number("facing") ?? 0) % 360 + 360) % 360;
+}
+
+function saveToURL() {
+  const params = new URLSearchParams();
+  params.set("view", state.view);
+  state.tags.forEach((tag) => params.append("tag", tag));
+  if (state.from) params.set("from", state.from);
+  if (state.to) params.set("to", state.to);
+  if (state.lat !== null && state.lon !== null) {
+    params.set("lat", state.lat.toFixed(6));
+    params.set("lon", state.lon.toFixed(6));
+  }
+  params.set("radius", String(state.radius));
+  if (state.zoom !== null) params.set("zoom", String(state.zoom));
+  if (state.facing) params.set("facing", String(Math.round(state.facing)));
+  history.replaceState(null, "", `${location.pathname}?${params}`);
+}
+
+/** Changes the state, records it in the URL and tells every listener what changed. */
+export function update(changes) {
+  const changed = Object.keys(changes).filter((key) => state[key] !== changes[key]);
+  if (changed.length === 0) return;
+  Object.assign(state, changes);
+  saveToURL();
+  listeners.forEach((listener) => listener(new Set(changed)));
+}
+
+export function onChange(listener) {
+  listeners.add(listener);
+}
+
+export function hasPosition() {
+  return state.lat !== null && state.lon !== null;
+}
+
+/** The filters every view applies, as API parameters. */
+export function filterParameters() {
+  return { tag: state.tags, from: state.from, to: state.to };
+}
+
+/** Whether a post (say from the live stream) passes the current tag and time filters. */
+export function passesFilters(post) {
+  if (state.tags.length && !state.tags.includes(post.tag)) return false;
+  const created = Date.parse(post.createdAt);
+  if (state.from && created < Date.parse(state.from)) return false;
+  if (state.to && created >= Date.parse(state.to)) return false;
+  return true;
+}
+
+export function announce(text) {
+  document.getElementById("status").textContent = text;
+}

@@ -1,0 +1,256 @@
+"""The web page in a real browser (Debian's headless Chromium driven by selenium) against the
+real server on a real database: posting, the map, filters, look-around, live updates, XSS."""
+import datetime
+import json
+import os
+import shutil
+import subprocess
+import time
+
+import pytest
+import requests
+from selenium import webdriver
+from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+from selenium.webdriver.chrome.service import Service as ChromeService
+from selenium.webdriver.support.ui import WebDriverWait
+
+from conftest import BINARY, OUTPUT, Server
+
+HERE = (48.8566, 2.3522)
+METRES_PER_DEGREE = 111_195
+XSS = "<img src=x onerror=alert(1)>"
+SCREENSHOTS = os.path.join(OUTPUT, "screenshots")
+
+pytestmark = pytest.mark.skipif(shutil.which("chromedriver") is None, reason="chromium-driver is not installed")
+
+
+def iso(moment):
+    return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def seed_board(data_dir, tmp_path):
+    """Notes around HERE, imported so some can be old: ahead (north), behind (south), east."""
+    now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=1)
+    lat, lon = HERE
+    rows = [
+        (lat + 60 / METRES_PER_DEGREE, lon, "Straight ahead: the notice board", "lifestyle", now),
+        (lat - 60 / METRES_PER_DEGREE, lon, "Behind you: the bakery", "food", now),
+        (lat, lon + 40 / METRES_PER_DEGREE / 0.658, XSS, "entertainment", now),
+        (lat + 20 / METRES_PER_DEGREE, lon - 20 / METRES_PER_DEGREE, "Vintage jacket sale", "fashion",
+         datetime.datetime(2024, 3, 1, 12, tzinfo=datetime.timezone.utc)),
+    ]
+    path = os.path.join(tmp_path, "seed.ndjson")
+    with open(path, "w") as handle:
+        for lat_, lon_, message, tag, created in rows:
+            handle.write(json.dumps({"lat": lat_, "lon": lon_, "message": message, "tag": tag, "createdAt": iso(created)}) + "\n")
+    result = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.fixture
+def board(data_dir, tmp_path):
+    seed_board(data_dir, tmp_path)
+    server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png")
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def browser_factory():
+    drivers = []
+
+    def start(width=390, height=844):
+        options = webdriver.ChromeOptions()
+        options.binary_location = shutil.which("chromium")
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-GB"):
+            options.add_argument(argument)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        driver = webdriver.Chrome(options=options, service=ChromeService(shutil.which("chromedriver")))
+        driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": HERE[0], "longitude": HERE[1], "accuracy": 5})
+        drivers.append(driver)
+        return driver
+
+    yield start
+    for driver in drivers:
+        driver.quit()
+
+
+def screenshot(driver, name):
+    os.makedirs(SCREENSHOTS, exist_ok=True)
+    driver.save_screenshot(os.path.join(SCREENSHOTS, f"{name}.png"))
+
+
+def wait_for(driver, condition, timeout=10, message=""):
+    return WebDriverWait(driver, timeout, poll_frequency=0.1).until(lambda d: condition(d), message)
+
+
+def messages(driver, selector):
+    return [element.text for element in driver.find_elements(By.CSS_SELECTOR, selector)]
+
+
+def list_messages(driver):
+    return messages(driver, "#posts .message")
+
+
+def page_url(server, **params):
+    query = "&".join(f"{key}={value}" for key, value in params.items())
+    return f"{server.url}/?{query}"
+
+
+def csp_violations(driver):
+    return [entry["message"] for entry in driver.get_log("browser") if "Content Security Policy" in entry["message"]]
+
+
+def test_list_filters_by_tag_and_time_and_keeps_them_in_the_url(board, browser_factory):
+    driver = browser_factory()
+    driver.get(page_url(board, view="list", lat=HERE[0], lon=HERE[1], radius=200))
+    wait_for(driver, lambda d: len(list_messages(d)) == 4, message="the four seeded notes")
+    assert list_messages(driver)[0] == "Vintage jacket sale"  # nearest first (28 m)
+    assert any("m, north" in text for text in messages(driver, "#posts .note-title"))
+    screenshot(driver, "list")
+
+    driver.find_element(By.CSS_SELECTOR, '#tag-chips button[data-tag="fashion"]').click()
+    wait_for(driver, lambda d: list_messages(d) == ["Vintage jacket sale"])
+    assert "tag=fashion" in driver.current_url
+    chip = driver.find_element(By.CSS_SELECTOR, '#tag-chips button[data-tag="fashion"]')
+    assert chip.get_attribute("aria-pressed") == "true" and chip.find_element(By.CSS_SELECTOR, ".count").text == "1"
+    chip.click()
+    wait_for(driver, lambda d: len(list_messages(d)) == 4)
+
+    driver.find_element(By.CSS_SELECTOR, '[data-preset="today"]').click()
+    wait_for(driver, lambda d: len(list_messages(d)) == 3 and "Vintage jacket sale" not in list_messages(d))
+    assert "from=" in driver.current_url
+    assert driver.find_element(By.ID, "range-label").text.startswith("Since")
+    screenshot(driver, "filters-today")
+
+    # The slider's upper thumb dragged back to mid-2024: only the old note is left.
+    driver.find_element(By.CSS_SELECTOR, '[data-preset="all"]').click()
+    wait_for(driver, lambda d: len(list_messages(d)) == 4)
+    driver.execute_script("""
+        const to = document.getElementById('range-to');
+        const end = new Date(); end.setHours(24, 0, 0, 0);
+        const start = end.getTime() - 3 * 365 * 86400000;
+        to.value = Math.round((Date.parse('2024-06-01T00:00:00Z') - start) / (end.getTime() - start) * 1000);
+        to.dispatchEvent(new Event('input', {bubbles: true}));""")
+    wait_for(driver, lambda d: list_messages(d) == ["Vintage jacket sale"])
+    assert "to=2024-0" in driver.current_url
+
+    # The URL alone restores the view: a shared link shows the same notes.
+    shared = driver.current_url
+    other = browser_factory()
+    other.get(shared)
+    wait_for(other, lambda d: list_messages(d) == ["Vintage jacket sale"])
+    assert csp_violations(driver) == []
+
+
+def test_post_through_the_form_then_see_the_marker_and_the_list_entry(board, browser_factory):
+    driver = browser_factory(1280, 900)
+    driver.get(page_url(board, view="map", lat=HERE[0], lon=HERE[1], zoom=17))
+    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "path.leaflet-interactive[data-id]")) >= 4,
+             message="note markers on the map")
+    driver.find_element(By.ID, "tab-post").click()
+    message = "Lunch queue is short right now"
+    driver.find_element(By.ID, "message").send_keys(message)
+    assert driver.find_element(By.ID, "counter").text == f"{len(message)} / 2000"
+    driver.find_element(By.CSS_SELECTOR, "#compose-tags input[value=custom]").click()
+    driver.find_element(By.ID, "custom-tag").send_keys("Canteen")
+    screenshot(driver, "post")
+    driver.find_element(By.ID, "post-button").click()
+    wait_for(driver, lambda d: "Posted your canteen note" in d.find_element(By.ID, "status").text)
+    created = [post for post in board.get("/api/v1/posts?tag=canteen").json()["posts"]]
+    assert [post["message"] for post in created] == [message]
+    post_id = created[0]["id"]
+
+    driver.find_element(By.ID, "tab-map").click()
+    marker = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, f'path[data-id="{post_id}"]'), message="the new marker")[0]
+    marker.click()
+    popup = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"))[0]
+    assert "canteen" in popup.text and message in popup.text
+    time.sleep(0.6)  # the popup fades in
+    screenshot(driver, "map")
+
+    driver.find_element(By.ID, "tab-list").click()
+    wait_for(driver, lambda d: message in list_messages(d))
+
+    # An error from the API is shown next to its field.
+    driver.find_element(By.ID, "tab-post").click()
+    driver.find_element(By.ID, "message").send_keys("a tag with punctuation")
+    driver.find_element(By.ID, "custom-tag").clear()
+    driver.find_element(By.ID, "custom-tag").send_keys("no!")
+    driver.find_element(By.CSS_SELECTOR, "#compose-tags input[value=custom]").click()
+    driver.find_element(By.ID, "post-button").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "tag-error").text.startswith("tag:"))
+    assert driver.find_element(By.ID, "custom-tag").get_attribute("aria-invalid") == "true"
+    assert csp_violations(driver) == []
+
+
+def test_map_clusters_when_zoomed_out(board, browser_factory):
+    driver = browser_factory(1280, 900)
+    driver.get(page_url(board, view="map", lat=HERE[0], lon=HERE[1], zoom=5))
+    cluster = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".cluster"), message="a cluster")[0]
+    assert cluster.text == "4"
+    screenshot(driver, "map-clusters")
+    cluster.click()
+    wait_for(driver, lambda d: "zoom=8" in d.current_url)
+
+
+def test_look_around_shows_the_note_ahead_and_hides_the_one_behind(board, browser_factory):
+    driver = browser_factory()
+    driver.get(page_url(board, view="look", lat=HERE[0], lon=HERE[1], radius=200, facing=0))
+    wait_for(driver, lambda d: "Straight ahead: the notice board" in messages(d, "#look-notes .message"))
+    assert "Behind you: the bakery" not in messages(driver, "#look-notes .message")
+    assert driver.find_element(By.ID, "behind").text == "↓ 1 note behind you"
+    assert "to your right" in driver.find_element(By.ID, "turn-right").text  # the note to the east
+    screenshot(driver, "look-around")
+
+    # The device turns to face south (the compass, through the driver): the view follows.
+    driver.execute_cdp_cmd("DeviceOrientation.setDeviceOrientationOverride", {"alpha": 180, "beta": 90, "gamma": 0})
+    driver.find_element(By.ID, "compass").click()
+    wait_for(driver, lambda d: "Behind you: the bakery" in messages(d, "#look-notes .message"), message="facing south")
+    assert "Straight ahead: the notice board" not in messages(driver, "#look-notes .message")
+    assert driver.find_element(By.ID, "facing-readout").text == "180° south"
+
+    # On a desktop the dial sets the facing by hand (keyboard too).
+    desk = browser_factory(1280, 900)
+    desk.get(page_url(board, view="look", lat=HERE[0], lon=HERE[1], radius=200, facing=90))
+    wait_for(desk, lambda d: messages(d, "#look-notes .message") == [XSS])
+    dial = desk.find_element(By.ID, "facing")
+    dial.send_keys(Keys.HOME)
+    wait_for(desk, lambda d: "Straight ahead: the notice board" in messages(d, "#look-notes .message"))
+    assert "facing=" not in desk.current_url or "facing=0" in desk.current_url
+
+
+def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(board, browser_factory, data_dir):
+    watcher = browser_factory()
+    watcher.get(page_url(board, view="list", lat=HERE[0], lon=HERE[1], radius=200))
+    wait_for(watcher, lambda d: len(list_messages(d)) == 4)
+    time.sleep(0.5)  # the stream is open
+
+    poster = browser_factory()
+    poster.get(page_url(board, view="post", lat=HERE[0] + 0.0001, lon=HERE[1]))
+    poster.find_element(By.ID, "message").send_keys("Free concert in the courtyard at six")
+    poster.find_element(By.CSS_SELECTOR, "#compose-tags input[value=entertainment]").click()
+    poster.find_element(By.ID, "post-button").click()
+    wait_for(watcher, lambda d: "Free concert in the courtyard at six" in list_messages(d), message="the live note")
+
+    added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0
+    token = board.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]
+    post_id = next(post["id"] for post in board.get("/api/v1/posts").json()["posts"] if post["message"].startswith("Free concert"))
+    hidden = requests.post(f"{board.url}/api/v1/moderation/posts/{post_id}/hide", json={"reason": "test"},
+                           headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert hidden.status_code == 200
+    wait_for(watcher, lambda d: "Free concert in the courtyard at six" not in list_messages(d), message="the note vanishes")
+
+
+def test_a_message_with_markup_is_shown_as_text(board, browser_factory):
+    driver = browser_factory()
+    driver.get(page_url(board, view="list", lat=HERE[0], lon=HERE[1], radius=200))
+    wait_for(driver, lambda d: XSS in list_messages(d))
+    assert driver.find_elements(By.CSS_SELECTOR, "#posts img") == []
+    with pytest.raises(NoAlertPresentException):
+        driver.switch_to.alert.text
+    assert driver.execute_script("return document.querySelectorAll('img[src=\"x\"]').length") == 0
