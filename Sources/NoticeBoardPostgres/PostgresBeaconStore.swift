@@ -26,6 +26,20 @@ public struct PostgresBeaconStore: BeaconStore {
         return nil
     }
 
+    public func all() async throws -> [Beacon] {
+        let rows = try await StoreErrors.bounded { [self] in
+            try await client.query(
+                "SELECT uuid, major, minor, lat, lon, floor, name FROM beacons ORDER BY uuid, major, minor LIMIT 10000",
+                logger: logger)
+        }
+        var beacons: [Beacon] = []
+        for try await (uuid, major, minor, lat, lon, floor, name) in rows.decode((String, Int32, Int32, Double, Double, Int16?, String).self) {
+            let reference = try BeaconReference(uuid: uuid, major: String(major), minor: String(minor))
+            beacons.append(Beacon(reference: reference, lat: lat, lon: lon, floor: floor.map(Int.init), name: name))
+        }
+        return beacons
+    }
+
     public func put(_ beacon: Beacon, actor: String) async throws -> Bool {
         let r = beacon.reference
         return try await StoreErrors.bounded { [self] in

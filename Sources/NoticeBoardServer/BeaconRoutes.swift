@@ -8,6 +8,7 @@ struct BeaconRoutes: Sendable {
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
         table.on(router, .get, "/api/v1/beacons/{uuid}/{major}/{minor}", use: show)
+        table.on(router, .get, "/api/v1/moderation/beacons", use: list)
         table.on(router, .put, "/api/v1/moderation/beacons/{uuid}/{major}/{minor}", use: put)
         table.on(router, .delete, "/api/v1/moderation/beacons/{uuid}/{major}/{minor}", use: delete)
     }
@@ -15,6 +16,12 @@ struct BeaconRoutes: Sendable {
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         guard let beacon = try await store.beacon(try Self.reference(context)) else { throw APIError.notFound("no such beacon") }
         return JSONResponse.make(BeaconJSON(beacon))
+    }
+
+    /// `{"beacons": [...]}`: the registry for the moderation page (an extension of the contract).
+    @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try await moderation.moderator(request)
+        return JSONResponse.make(["beacons": try await store.all().map(BeaconJSON.init)])
     }
 
     @Sendable func put(_ request: Request, context: AppRequestContext) async throws -> Response {
