@@ -9,6 +9,15 @@ public enum LiveEvent: Sendable, Equatable {
     case remove(id: Int64, lat: Double, lon: Double)
 }
 
+extension LiveEvent {
+    var position: (lat: Double, lon: Double) {
+        switch self {
+        case .post(let post): (post.lat, post.lon)
+        case .remove(_, let lat, let lon): (lat, lon)
+        }
+    }
+}
+
 public struct SequencedEvent: Sendable, Equatable {
     /// Increasing, and seeded from the clock so it keeps increasing across restarts: a client's
     /// `Last-Event-ID` from before a restart never hides newer events.
@@ -31,7 +40,20 @@ public final class LiveFeed: Sendable {
         var lastSequence: Int64
         var recent: [SequencedEvent] = []
         var subscribers: [Int: AsyncStream<SequencedEvent>.Continuation] = [:]
+        /// Which subscribers listen in each cell, and which listen everywhere.
+        var byCell: [StreamCells.Cell: Set<Int>] = [:]
+        var cellsOf: [Int: Set<StreamCells.Cell>] = [:]
+        var everywhere: Set<Int> = []
         var nextToken = 0
+
+        mutating func remove(_ token: Int) -> AsyncStream<SequencedEvent>.Continuation? {
+            everywhere.remove(token)
+            for cell in cellsOf.removeValue(forKey: token) ?? [] {
+                byCell[cell]?.remove(token)
+                if byCell[cell]?.isEmpty == true { byCell[cell] = nil }
+            }
+            return subscribers.removeValue(forKey: token)
+        }
     }
 
     public let retained: Int
@@ -52,30 +74,38 @@ public final class LiveFeed: Sendable {
             let sequenced = SequencedEvent(sequence: state.lastSequence, event: event)
             state.recent.append(sequenced)
             if state.recent.count > retained { state.recent.removeFirst(state.recent.count - retained) }
-            for (token, continuation) in state.subscribers {
-                if case .dropped = continuation.yield(sequenced) {
-                    continuation.finish()
-                    state.subscribers[token] = nil
-                }
+            // Only the streams whose cells hold the position, and those listening everywhere.
+            let (lat, lon) = event.position
+            var dropped: [Int] = []
+            for token in state.everywhere.union(state.byCell[StreamCells.cell(lat: lat, lon: lon)] ?? []) {
+                guard let continuation = state.subscribers[token] else { continue }
+                if case .dropped = continuation.yield(sequenced) { dropped.append(token) }
             }
+            for token in dropped { state.remove(token)?.finish() }
         }
     }
 
-    /// Subscribes; with `after`, the backlog holds the retained events after that sequence.
-    public func subscribe(after: Int64?) -> Subscription {
+    /// Subscribes to events in `cells` (nil: everywhere); with `after`, the backlog holds the
+    /// retained events after that sequence.
+    public func subscribe(after: Int64?, cells: Set<StreamCells.Cell>? = nil) -> Subscription {
         let (stream, continuation) = AsyncStream.makeStream(
             of: SequencedEvent.self, bufferingPolicy: .bufferingOldest(bufferPerSubscriber))
         return state.withLock { state in
             let token = state.nextToken
             state.nextToken += 1
             state.subscribers[token] = continuation
+            if let cells {
+                state.cellsOf[token] = cells
+                for cell in cells { state.byCell[cell, default: []].insert(token) }
+            } else {
+                state.everywhere.insert(token)
+            }
             let backlog = after.map { sequence in state.recent.filter { $0.sequence > sequence } } ?? []
             return Subscription(token: token, backlog: backlog, events: stream)
         }
     }
 
     public func unsubscribe(_ token: Int) {
-        let continuation = state.withLock { $0.subscribers.removeValue(forKey: token) }
-        continuation?.finish()
+        state.withLock { $0.remove(token) }?.finish()
     }
 }

@@ -15,9 +15,12 @@ public func buildRouter(
     // Outermost: every response, errors too, carries the request id and the security headers.
     router.middlewares.add(RequestIdMiddleware())
     router.middlewares.add(SecurityHeadersMiddleware())
+    // Closed unless origins are configured; preflights are answered before routing.
+    router.middlewares.add(CORSPolicyMiddleware(allowedOrigins: Set(settings.corsOrigins)))
     // Request counts and latencies per route and status, through swift-metrics.
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(ErrorMiddleware(routes: table))
+    router.middlewares.add(RequestLimitsMiddleware())
     // The web page: tried only where no route answers (so `/` and its assets), with
     // Last-Modified/ETag revalidation.
     router.middlewares.add(
@@ -35,12 +38,14 @@ public func buildRouter(
         identity: identity
     ).register(on: router, table: table)
     let moderationRoutes = ModerationRoutes(
-        board: board, store: moderation, auth: ModeratorAuth(store: moderation), identity: identity,
+        board: board, store: moderation, auth: ModeratorAuth(store: moderation, tokenLifetimeSeconds: settings.tokenLifetimeSeconds), identity: identity,
         reportThreshold: settings.reportThreshold,
         loginLimiter: RateLimiter(ratePerMinute: 10, burst: 5), reportLimiter: RateLimiter(ratePerMinute: 20, burst: 10))
     moderationRoutes.register(on: router, table: table)
     BeaconRoutes(store: beacons, moderation: moderationRoutes).register(on: router, table: table)
-    StreamRoutes(board: board).register(on: router, table: table)
+    StreamRoutes(board: board, identity: identity, openStreams: StreamCounter(limitPerClient: settings.streamsPerClient),
+        keepAliveInterval: .seconds(settings.streamKeepAliveSeconds))
+        .register(on: router, table: table)
     HealthRoutes(board: board).register(on: router, table: table)
     OpenAPIRoutes().register(on: router, table: table)
     let pageConfig = ["tileURL": settings.page.tileURL, "tileAttribution": settings.page.tileAttribution]
@@ -57,9 +62,10 @@ public func buildApplication(
     changes: (any ChangeFeed)? = nil,
     prepare: @escaping @Sendable () async throws -> Void = {},
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) -> Application<RouterResponder<AppRequestContext>> {
+) throws -> Application<RouterResponder<AppRequestContext>> {
     Application(
         router: buildRouter(board: board, moderation: moderation, beacons: beacons, settings: settings, logger: logger),
+        server: try settings.serverBuilder(),
         configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
         services: services + [IndexLoader(board: board, changes: changes, prepare: prepare, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },

@@ -6,13 +6,18 @@ import NoticeBoardCore
 /// Passwords (bcrypt, cost 12) and bearer tokens (256 random bits, stored as SHA-256).
 public struct ModeratorAuth: Sendable {
     public static let bcryptCost: UInt8 = 12
-    public static let tokenLifetimeMilliseconds: Int64 = 12 * 3600 * 1000
+    public static let defaultTokenLifetimeSeconds = 12 * 3600
     /// Verified when the user does not exist, so both failures take as long.
     static let decoyHash = Bcrypt.hash("decoy password, never valid", cost: bcryptCost)
 
     let store: any ModerationStore
 
-    public init(store: any ModerationStore) { self.store = store }
+    let tokenLifetimeMilliseconds: Int64
+
+    public init(store: any ModerationStore, tokenLifetimeSeconds: Int = defaultTokenLifetimeSeconds) {
+        self.store = store
+        tokenLifetimeMilliseconds = Int64(tokenLifetimeSeconds) * 1000
+    }
 
     public static func hashPassword(_ password: String) -> String { Bcrypt.hash(password, cost: bcryptCost) }
 
@@ -24,7 +29,7 @@ public struct ModeratorAuth: Sendable {
         guard valid else { return nil }
         let token = Data((0..<32).map { _ in UInt8.random(in: 0...255) }).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
-        let expiresAt = Int64(Date().timeIntervalSince1970 * 1000) + Self.tokenLifetimeMilliseconds
+        let expiresAt = Int64(Date().timeIntervalSince1970 * 1000) + tokenLifetimeMilliseconds
         try await store.storeToken(hash: Self.digest(token), username: username, expiresAt: expiresAt)
         return (token, expiresAt)
     }

@@ -1,5 +1,9 @@
 import Crypto
 import Foundation
+import Hummingbird
+import HummingbirdCore
+import HummingbirdTLS
+import NIOSSL
 import Prometheus
 
 /// What the HTTP layer needs to know beyond the board itself.
@@ -20,6 +24,16 @@ public struct ServerSettings: Sendable {
     public var metricsRegistry: PrometheusCollectorRegistry
     /// The map's tiles and where Leaflet comes from.
     public var page: PageSettings
+    /// Origins allowed to call the API from other sites' pages (CORS); empty: none.
+    public var corsOrigins: [String] = []
+    /// How long a moderator's token lasts.
+    public var tokenLifetimeSeconds = ModeratorAuth.defaultTokenLifetimeSeconds
+    /// Seconds between keep-alive comments on live streams (the contract: at most 15).
+    public var streamKeepAliveSeconds = 15
+    /// Live streams one client address may hold open at once.
+    public var streamsPerClient = 16
+    /// PEM certificate chain and private key: serve HTTPS instead of HTTP.
+    public var tls: (certificatePath: String, keyPath: String)?
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, postRatePerMinute: Int = 30, postBurst: Int = 10,
@@ -37,6 +51,20 @@ public struct ServerSettings: Sendable {
         self.reportThreshold = reportThreshold
         self.trustedProxies = trustedProxies
         self.clientHashKey = clientHashKey
+    }
+}
+
+extension ServerSettings {
+    /// HTTP/1.1 with bounded headers (16 KiB a field or request line, 32 KiB in all, 100 fields), over
+    /// TLS when configured. The request line may exceed `RequestLimitsMiddleware`'s 8 KiB, so that
+    /// limit answers with the contract's JSON error.
+    func serverBuilder() throws -> HTTPServerBuilder {
+        let http = HTTPServerBuilder.http1(
+            configuration: .init(httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)))
+        guard let tls else { return http }
+        let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
+        let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
+        return try .tls(http, tlsConfiguration: .makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key)))
     }
 }
 

@@ -3,13 +3,18 @@ import HTTPTypes
 import Hummingbird
 import NoticeBoardCore
 import ServiceLifecycle
+import Synchronization
 
 /// `GET /api/v1/posts/stream`: Server-Sent Events of new and removed posts in an area.
 struct StreamRoutes: Sendable {
-    static let keepAliveInterval: Duration = .seconds(15)
     static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")!
 
     let board: Board
+    let identity: ClientIdentity
+    let openStreams: StreamCounter
+    /// A comment this often keeps proxies from closing an idle stream, and is how a gone client
+    /// is noticed (the write fails), which frees its place in `openStreams`.
+    let keepAliveInterval: Duration
 
     static let path = "/api/v1/posts/stream"
 
@@ -21,12 +26,16 @@ struct StreamRoutes: Sendable {
         let query = try StreamQuery(QueryParameters(urlQuery: request.uri.query))
         let lastEventID = request.headers[Self.lastEventIDHeader].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         let feed = board.feed
+        let client = identity.address(peer: context.remoteAddress, forwardedFor: request.headers[PostRoutes.forwardedForHeader])
+        // Each client may hold a few streams (tabs, a phone and a laptop behind one NAT), not thousands.
+        guard let ticket = openStreams.open(for: client) else { throw APIError.rateLimited(retryAfterSeconds: 10) }
         let headers: HTTPFields = [
             .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
             HTTPField.Name("X-Accel-Buffering")!: "no",
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            let subscription = feed.subscribe(after: lastEventID)
+            defer { ticket.close() }
+            let subscription = feed.subscribe(after: lastEventID, cells: StreamCells.cells(for: query.area))
             defer { feed.unsubscribe(subscription.token) }
             // One stream of chunks: events and keep-alive comments, written in order by this task.
             let (chunks, output) = AsyncStream.makeStream(of: String.self)
@@ -44,7 +53,7 @@ struct StreamRoutes: Sendable {
                 }
                 group.addTask {
                     while true {
-                        try await Task.sleep(for: Self.keepAliveInterval)
+                        try await Task.sleep(for: keepAliveInterval)
                         output.yield(": keep-alive\n\n")
                     }
                 }
@@ -74,5 +83,35 @@ struct StreamRoutes: Sendable {
             data = "{\"id\":\(id)}"
         }
         return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
+    }
+}
+
+/// Open live streams per client address, bounded.
+final class StreamCounter: Sendable {
+    let limitPerClient: Int
+    private let open = Mutex<[String: Int]>([:])
+
+    init(limitPerClient: Int) { self.limitPerClient = limitPerClient }
+
+    struct Ticket: Sendable {
+        let counter: StreamCounter
+        let client: String
+        func close() { counter.close(client) }
+    }
+
+    func open(for client: String) -> Ticket? {
+        let admitted = open.withLock { counts -> Bool in
+            guard counts[client, default: 0] < limitPerClient else { return false }
+            counts[client, default: 0] += 1
+            return true
+        }
+        return admitted ? Ticket(counter: self, client: client) : nil
+    }
+
+    private func close(_ client: String) {
+        open.withLock { counts in
+            counts[client, default: 1] -= 1
+            if counts[client] == 0 { counts[client] = nil }
+        }
     }
 }

@@ -43,6 +43,24 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where Leaflet is installed (Debian's libjs-leaflet). Default /usr/share/javascript/leaflet. Env: NOTICEBOARD_LEAFLET_DIR.")
     var leafletDir: String?
 
+    @Option(help: "An origin allowed to call the API from its pages, e.g. https://example.org (repeatable). Default none. Env: NOTICEBOARD_CORS_ORIGINS (comma-separated).")
+    var corsOrigin: [String] = []
+
+    @Option(help: "Live streams one client address may hold open. Default 16. Env: NOTICEBOARD_STREAMS_PER_CLIENT.")
+    var streamsPerClient: Int?
+
+    @Option(help: "Seconds between keep-alive comments on live streams, 1 to 15. Default 15. Env: NOTICEBOARD_STREAM_KEEP_ALIVE.")
+    var streamKeepAlive: Int?
+
+    @Option(help: "Seconds a moderator's login token lasts. Default 43200 (12 h). Env: NOTICEBOARD_TOKEN_LIFETIME.")
+    var tokenLifetime: Int?
+
+    @Option(help: "PEM certificate chain: serve HTTPS (with --tls-key). Env: NOTICEBOARD_TLS_CERT.")
+    var tlsCert: String?
+
+    @Option(help: "PEM private key for --tls-cert. Env: NOTICEBOARD_TLS_KEY.")
+    var tlsKey: String?
+
     @Option(help: "A proxy whose X-Forwarded-For is trusted (repeatable). Env: NOTICEBOARD_TRUSTED_PROXIES (comma-separated).")
     var trustedProxy: [String] = []
 
@@ -57,7 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
         let beacons = PostgresBeaconStore(client: client, logger: logger)
         let board = Board(store: store, beacons: beacons)
         let summary = handle.summary
-        let app = buildApplication(
+        let app = try buildApplication(
             board: board, moderation: PostgresModerationStore(client: client, logger: logger), beacons: beacons, settings: settings,
             services: [client], logger: logger, changes: PostgresChangeFeed(client: client, logger: logger),
             prepare: {
@@ -66,19 +84,15 @@ struct ServeCommand: AsyncParsableCommand {
             },
             onServerRunning: { port in
                 // Unbuffered, so scripts waiting for this line see it at once.
-                let line = "NoticeBoard listening on http://\(settings.host):\(port) — database: \(summary)\n"
+                let line = "NoticeBoard listening on \(settings.tls == nil ? "http" : "https")://\(settings.host):\(port) — database: \(summary)\n"
                 FileHandle.standardOutput.write(Data(line.utf8))
             })
         try await app.runService()
     }
 
     func resolvedSettings() throws -> ServerSettings {
-        let proxies = trustedProxy.isEmpty
-            ? (Environment.value(nil, "NOTICEBOARD_TRUSTED_PROXIES") ?? "").split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }.filter { !$0.isEmpty }
-            : trustedProxy
-        let settings = ServerSettings(
+        let proxies = trustedProxy.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_TRUSTED_PROXIES")) : trustedProxy
+        var settings = ServerSettings(
             host: Environment.value(host, "NOTICEBOARD_HOST") ?? "127.0.0.1",
             port: try Environment.integer(port, "NOTICEBOARD_PORT", default: 8080),
             postRatePerMinute: try Environment.integer(postRatePerMinute, "NOTICEBOARD_POST_RATE_PER_MINUTE", default: 30),
@@ -91,11 +105,29 @@ struct ServeCommand: AsyncParsableCommand {
                 tileURL: Environment.value(tileURL, "NOTICEBOARD_TILE_URL") ?? PageSettings.openStreetMapTiles,
                 tileAttribution: Environment.value(tileAttribution, "NOTICEBOARD_TILE_ATTRIBUTION") ?? PageSettings.openStreetMapAttribution,
                 leafletDirectory: Environment.value(leafletDir, "NOTICEBOARD_LEAFLET_DIR") ?? PageSettings.debianLeaflet))
+        settings.corsOrigins = corsOrigin.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_CORS_ORIGINS")) : corsOrigin
+        settings.streamsPerClient = try Environment.integer(streamsPerClient, "NOTICEBOARD_STREAMS_PER_CLIENT", default: 16)
+        switch (Environment.value(tlsCert, "NOTICEBOARD_TLS_CERT"), Environment.value(tlsKey, "NOTICEBOARD_TLS_KEY")) {
+        case (let cert?, let key?): settings.tls = (cert, key)
+        case (nil, nil): break
+        default: throw ValidationError("--tls-cert and --tls-key go together")
+        }
+        settings.tokenLifetimeSeconds = try Environment.integer(
+            tokenLifetime, "NOTICEBOARD_TOKEN_LIFETIME", default: ModeratorAuth.defaultTokenLifetimeSeconds)
+        guard settings.tokenLifetimeSeconds >= 1 else { throw ValidationError("--token-lifetime must be at least 1 second") }
+        settings.streamKeepAliveSeconds = try Environment.integer(streamKeepAlive, "NOTICEBOARD_STREAM_KEEP_ALIVE", default: 15)
+        guard (1...15).contains(settings.streamKeepAliveSeconds) else { throw ValidationError("--stream-keep-alive must be 1 to 15 seconds") }
+        guard settings.streamsPerClient >= 1 else { throw ValidationError("--streams-per-client must be at least 1") }
         guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be in 0...65535") }
         guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }
         guard settings.postBurst >= 1 else { throw ValidationError("the post burst must be at least 1") }
         guard settings.reportThreshold >= 1 else { throw ValidationError("the report threshold must be at least 1") }
         return settings
+    }
+
+    /// A comma-separated environment value as a list.
+    static func list(_ text: String?) -> [String] {
+        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
     }
 
     /// NOTICEBOARD_CLIENT_HASH_KEY (shared by all instances), else a random key kept in the data directory.

@@ -22,7 +22,7 @@ struct TestApp {
         let client = PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: TestDatabase.logger)
         let beacons = PostgresBeaconStore(client: client, logger: TestDatabase.logger)
         let board = Board(store: PostgresPostStore(client: client, logger: TestDatabase.logger), beacons: beacons)
-        let app = buildApplication(
+        let app = try buildApplication(
             board: board, moderation: PostgresModerationStore(client: client, logger: TestDatabase.logger), beacons: beacons,
             settings: settings,
             services: [client], logger: TestDatabase.logger)

@@ -18,8 +18,9 @@ OUTPUT = os.path.join(os.path.dirname(__file__), "../../test-output")
 class Server:
     """One `noticeboard serve` process on a free port; its output is kept for the failure report."""
 
-    def __init__(self, data_dir, *extra, env=None):
+    def __init__(self, data_dir, *extra, env=None, https=False):
         self.data_dir = data_dir
+        self.verify = next((extra[i + 1] for i, arg in enumerate(extra) if arg == "--tls-cert"), True) if https else True
         self.lines = []
         self.url = None
         ready = threading.Event()
@@ -30,7 +31,7 @@ class Server:
         def read():
             for line in self.process.stdout:
                 self.lines.append(line)
-                match = re.search(r"listening on (http://\S+)", line)
+                match = re.search(r"listening on (https?://\S+)", line)
                 if match:
                     self.url = match.group(1)
                     ready.set()
@@ -46,7 +47,7 @@ class Server:
         deadline = time.time() + timeout
         while time.time() < deadline:
             try:
-                if requests.get(self.url + "/readyz", timeout=2).status_code == 200:
+                if requests.get(self.url + "/readyz", timeout=2, verify=self.verify).status_code == 200:
                     return
             except requests.RequestException:
                 pass
@@ -104,8 +105,8 @@ def data_dir():
 def server_factory(data_dir):
     servers = []
 
-    def start(*extra, env=None):
-        server = Server(data_dir, *extra, env=env)
+    def start(*extra, env=None, https=False):
+        server = Server(data_dir, *extra, env=env, https=https)
         servers.append(server)
         return server
 

@@ -49,6 +49,7 @@ class EventReader:
         if sock is not None:
             try:
                 sock.shutdown(socket.SHUT_RDWR)
+                sock.close()
             except OSError:
                 pass
 
