@@ -33,3 +33,26 @@ public struct Post: Sendable, Equatable {
 public enum PostStatus: String, Sendable, CaseIterable {
     case visible, hidden, deleted
 }
+
+/// The contract's post object: every field written, absent optional ones as `null`, the time
+/// as RFC 3339 with milliseconds. Wrappers (nearby's distance, the moderators' status, an
+/// export's status) add their members to the same object after it.
+extension Post: Encodable {
+    enum CodingKeys: String, CodingKey {
+        case id, lat, lon, heading, message, tag, createdAt, accuracy, floor, beacon
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(lat, forKey: .lat)
+        try container.encode(lon, forKey: .lon)
+        try container.encode(heading, forKey: .heading)
+        try container.encode(message, forKey: .message)
+        try container.encode(tag, forKey: .tag)
+        try container.encode(Timestamp.format(milliseconds: createdAt), forKey: .createdAt)
+        try container.encode(accuracy, forKey: .accuracy)
+        try container.encode(floor, forKey: .floor)
+        try container.encode(beacon, forKey: .beacon)
+    }
+}

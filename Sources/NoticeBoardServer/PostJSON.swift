@@ -19,22 +19,12 @@ struct PostJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, lat, lon, heading, message, tag, createdAt, accuracy, floor, beacon, distance, bearing
-        case status, reportCount, clientId
+        case distance, bearing, status, reportCount, clientId
     }
 
     func encode(to encoder: any Encoder) throws {
+        try post.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
-        try container.encode(post.id, forKey: .id)
-        try container.encode(post.lat, forKey: .lat)
-        try container.encode(post.lon, forKey: .lon)
-        try container.encode(post.heading, forKey: .heading)
-        try container.encode(post.message, forKey: .message)
-        try container.encode(post.tag, forKey: .tag)
-        try container.encode(Timestamp.format(milliseconds: post.createdAt), forKey: .createdAt)
-        try container.encode(post.accuracy, forKey: .accuracy)
-        try container.encode(post.floor, forKey: .floor)
-        try container.encode(post.beacon, forKey: .beacon)
         try container.encodeIfPresent(distance, forKey: .distance)
         try container.encodeIfPresent(bearing, forKey: .bearing)
         if let moderation {

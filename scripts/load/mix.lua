@@ -1,0 +1,39 @@
+-- wrk script: 90 % reads (nearby 60 %, browse by box 30 %) and 10 % posts, over the anchor
+-- benchmark's query points. Usage: wrk -s mix.lua URL -- queries.csv
+local points = {}
+local counter = 0
+
+function init(args)
+  local file = assert(io.open(args[1], "r"))
+  file:read("*l") -- header: lat,lon,radius_m,kind
+  for line in file:lines() do
+    local lat, lon, radius = line:match("^([^,]+),([^,]+),([^,]+)")
+    points[#points + 1] = { lat = tonumber(lat), lon = tonumber(lon), radius = tonumber(radius) }
+  end
+  file:close()
+  counter = math.random(1, #points)
+end
+
+function request()
+  counter = counter + 1
+  local p = points[(counter % #points) + 1]
+  local kind = counter % 10
+  if kind == 0 then
+    local body = string.format('{"lat":%.6f,"lon":%.6f,"message":"load test note %d","tag":"food"}', p.lat, p.lon, counter)
+    return wrk.format("POST", "/api/v1/posts", { ["Content-Type"] = "application/json" }, body)
+  elseif kind <= 3 then
+    local d = 0.01
+    return wrk.format("GET", string.format("/api/v1/posts?bbox=%.5f,%.5f,%.5f,%.5f&limit=50",
+      math.max(-180, p.lon - d), math.max(-90, p.lat - d), math.min(180, p.lon + d), math.min(90, p.lat + d)))
+  end
+  return wrk.format("GET", string.format("/api/v1/posts/nearby?lat=%.6f&lon=%.6f&radius=%d&limit=50", p.lat, p.lon, p.radius))
+end
+
+function done(summary, latency, requests)
+  local errors = summary.errors
+  io.write(string.format(
+    '{"requests": %d, "seconds": %.1f, "rps": %.1f, "p50_ms": %.2f, "p99_ms": %.2f, "non_2xx": %d, "socket_errors": %d}\n',
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000,
+    errors.status, errors.connect + errors.read + errors.write + errors.timeout))
+end
