@@ -1,5 +1,6 @@
 import Logging
 import NoticeBoardCore
+import Metrics
 import PostgresNIO
 import Synchronization
 
@@ -141,6 +142,7 @@ enum StoreErrors {
     /// How long a request's database work may take before the request gets 503: when
     /// PostgreSQL is down, PostgresNIO waits for a connection indefinitely.
     static let deadline: Duration = .seconds(5)
+    static let inFlight = Atomic<Int>(0)
 
     /// `translating`, bounded by `deadline`. The work goes on in the background after the
     /// deadline and its result is dropped; a write that commits after all is found again by
@@ -148,7 +150,16 @@ enum StoreErrors {
     static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let outcome = FirstOutcome(continuation)
-            let work = Task { outcome.finish(await Result(catching: { try await translating(body) })) }
+            let work = Task {
+                // What requests wait for: database operations in flight (the pool's use) and their latency.
+                let inFlight = Self.inFlight.wrappingAdd(1, ordering: .relaxed).newValue
+                Gauge(label: "noticeboard_db_operations_in_flight").record(inFlight)
+                let started = ContinuousClock.now
+                let result = await Result(catching: { try await translating(body) })
+                Timer(label: "noticeboard_db_operation_seconds").record(duration: ContinuousClock.now - started)
+                Gauge(label: "noticeboard_db_operations_in_flight").record(Self.inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
+                outcome.finish(result)
+            }
             Task {
                 try? await Task.sleep(for: deadline)
                 if outcome.finish(.failure(StoreError.unavailable("no answer from the database within \(deadline)"))) { work.cancel() }

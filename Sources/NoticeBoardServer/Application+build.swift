@@ -27,7 +27,8 @@ public func buildRouter(
         FileMiddleware(
             settings.resolvedWebDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true,
             logger: logger))
-    // Leaflet from Debian's libjs-leaflet, under /vendor/leaflet/.
+    // Leaflet from Debian's libjs-leaflet, under /vendor/leaflet/ (gzipped when the client accepts it).
+    router.middlewares.add(PrecompressedFilesMiddleware(directory: settings.page.leafletDirectory, urlPrefix: "/vendor/leaflet"))
     router.middlewares.add(
         FileMiddleware(
             settings.page.leafletDirectory, urlBasePath: "/vendor/leaflet",

@@ -58,7 +58,7 @@ def board(data_dir, tmp_path):
 def browser_factory():
     drivers = []
 
-    def start(width=390, height=844):
+    def start(width=360, height=800):
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium")
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-GB"):
@@ -196,8 +196,10 @@ def test_map_clusters_when_zoomed_out(board, browser_factory):
 
 def test_look_around_shows_the_note_ahead_and_hides_the_one_behind(board, browser_factory):
     driver = browser_factory()
-    driver.get(page_url(board, view="look", lat=HERE[0], lon=HERE[1], radius=200, facing=0))
+    # No position in the URL: the page asks the browser, whose geolocation the driver sets to HERE.
+    driver.get(page_url(board, view="look", radius=200, facing=0))
     wait_for(driver, lambda d: "Straight ahead: the notice board" in messages(d, "#look-notes .message"))
+    assert f"lat={HERE[0]:.6f}" in driver.current_url
     assert "Behind you: the bakery" not in messages(driver, "#look-notes .message")
     assert driver.find_element(By.ID, "behind").text == "↓ 1 note behind you"
     assert "to your right" in driver.find_element(By.ID, "turn-right").text  # the note to the east

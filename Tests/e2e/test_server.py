@@ -111,6 +111,18 @@ def test_the_web_page_is_served_at_the_root(server_factory):
         assert response.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
 
 
+def test_leaflet_is_served_gzipped_with_caching(server_factory):
+    server = server_factory()
+    plain = server.get("/vendor/leaflet/leaflet.min.js", headers={"Accept-Encoding": "identity"})
+    zipped = server.get("/vendor/leaflet/leaflet.min.js", headers={"Accept-Encoding": "gzip, br"})
+    assert plain.status_code == 200 and zipped.status_code == 200
+    assert zipped.headers["Content-Encoding"] == "gzip" and "Content-Encoding" not in plain.headers
+    assert zipped.content == plain.content  # requests inflates it: the same script
+    assert int(zipped.headers["Content-Length"]) < len(plain.content) / 2
+    assert zipped.headers["Content-Type"].startswith("text/javascript") and "max-age" in zipped.headers["Cache-Control"]
+    assert server.get("/vendor/leaflet/../../../../etc/passwd.js", headers={"Accept-Encoding": "gzip"}).status_code == 404
+
+
 def test_metrics_in_the_prometheus_format(server_factory):
     server = server_factory()
     server.post({"lat": 1, "lon": 1, "message": "m", "tag": "t"})
@@ -137,7 +149,8 @@ def test_json_logs_carry_request_ids_and_no_secrets(server_factory, data_dir):
 
     metrics = server.get("/metrics").text
     assert "noticeboard_rate_limited_total" in metrics and "noticeboard_index_load_seconds" in metrics
-    assert "noticeboard_process_resident_bytes" in metrics
+    assert "noticeboard_process_resident_bytes" in metrics and "noticeboard_db_operation_seconds" in metrics
+    assert "noticeboard_db_operations_in_flight" in metrics
 
     time.sleep(0.5)
     records = []

@@ -117,3 +117,47 @@ def test_shutdown_with_an_open_stream_is_graceful(server_factory, data_dir):
     assert time.time() - started < 20
     assert not cluster_running(data_dir)
     reader.close()
+
+
+def test_sigterm_lets_requests_in_flight_finish(server_factory, data_dir):
+    """Posts racing a SIGTERM: each either gets its 201 (and is kept) or never reached the server."""
+    import concurrent.futures
+    import signal
+    server = server_factory("--post-rate-per-minute", "0")
+    stop = threading.Event()
+
+    def post_until_stopped(worker):
+        created, refused = [], 0
+        session = requests.Session()
+        for index in range(10_000):
+            if stop.is_set():
+                break
+            try:
+                response = session.post(server.url + "/api/v1/posts", json={"lat": 5, "lon": 5, "message": f"{worker}-{index}", "tag": "t"}, timeout=30)
+                assert response.status_code in (201, 503), response.text
+                if response.status_code == 201:
+                    created.append(response.json()["id"])
+            except requests.ConnectionError:
+                refused += 1
+                break
+        return created, refused
+
+    with concurrent.futures.ThreadPoolExecutor(8) as pool:
+        futures = [pool.submit(post_until_stopped, worker) for worker in range(8)]
+        time.sleep(1.0)
+        server.process.send_signal(signal.SIGTERM)
+        assert server.process.wait(60) == 0
+        stop.set()
+        results = [future.result() for future in futures]
+    created = [post_id for ids, _ in results for post_id in ids]
+    assert len(created) > 10
+    restarted = server_factory()
+    stored = set()
+    cursor = None
+    while True:
+        page = restarted.get("/api/v1/posts", params={"limit": 500, **({"cursor": cursor} if cursor else {})}).json()
+        stored |= {post["id"] for post in page["posts"]}
+        cursor = page["nextCursor"]
+        if not cursor:
+            break
+    assert set(created) <= stored
