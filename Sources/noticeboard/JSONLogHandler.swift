@@ -21,19 +21,17 @@ struct JSONLogHandler: LogHandler {
         set { metadata[key] = newValue }
     }
 
-    func log(
-        level: Logger.Level, message: Logger.Message, metadata explicit: Logger.Metadata?, source: String, file: String,
-        function: String, line: UInt
-    ) {
+    func log(event: LogEvent) {
         var fields: [String: String] = [:]
         for (key, value) in metadataProvider?.get() ?? [:] { fields[key] = "\(value)" }
         for (key, value) in metadata { fields[key] = "\(value)" }
-        for (key, value) in explicit ?? [:] { fields[key] = "\(value)" }
+        for (key, value) in event.metadata ?? [:] { fields[key] = "\(value)" }
+        if let error = event.error { fields["error"] = "\(error)" }
         fields["ts"] = ISO8601DateFormatter.string(from: Date(), timeZone: .gmt, formatOptions: [.withInternetDateTime, .withFractionalSeconds])
-        fields["level"] = level.rawValue
+        fields["level"] = event.level.rawValue
         fields["label"] = label
-        fields["source"] = source
-        fields["message"] = message.description
+        fields["source"] = event.source
+        fields["message"] = event.message.description
         guard var data = try? JSONSerialization.data(withJSONObject: fields, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
         data.append(UInt8(ascii: "\n"))
         // One write per line: lines from concurrent tasks never interleave.
