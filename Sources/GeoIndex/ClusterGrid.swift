@@ -8,6 +8,10 @@ public struct Cluster: Sendable, Equatable {
     public var count: Int
     /// The post's id when the cluster holds exactly one.
     public var postId: Int64?
+
+    public init(lat: Double, lon: Double, count: Int, postId: Int64?) {
+        (self.lat, self.lon, self.count, self.postId) = (lat, lon, count, postId)
+    }
 }
 
 public struct ClusterGrid: Sendable {

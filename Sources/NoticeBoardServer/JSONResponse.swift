@@ -15,7 +15,12 @@ enum JSONResponse {
         String(decoding: encodeData(value), as: UTF8.self)
     }
 
-    private static func encodeData(_ value: some Encodable) -> Data {
+    static func encodeData(_ value: some Encodable) -> Data {
+        if let writable = value as? any JSONWritable {
+            var json = JSONWriter()
+            writable.writeObject(to: &json)
+            return Data(json.bytes)
+        }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Encoding our own value types cannot fail; an empty object is the safe fallback.

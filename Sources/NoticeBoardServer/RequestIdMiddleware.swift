@@ -5,7 +5,7 @@ import Logging
 /// Gives every request an id on every log line it causes and in the `X-Request-Id` response
 /// header. A well-formed id sent by a proxy is kept, so one id follows a request through both;
 /// anything else is replaced by Hummingbird's own. Finished requests are logged at debug
-/// (server errors at error), without bodies, tokens or query values that might hold them.
+/// (server errors at error, 503 excepted), without bodies, tokens or query values that might hold them.
 struct RequestIdMiddleware<Context: RequestContext>: RouterMiddleware {
     static var headerName: HTTPField.Name { HTTPField.Name("X-Request-Id")! }
     static var metadataKey: String { "request_id" }
@@ -24,7 +24,9 @@ struct RequestIdMiddleware<Context: RequestContext>: RouterMiddleware {
             "method": .string(request.method.rawValue), "path": .string(request.uri.path),
             "status": .stringConvertible(response.status.code), "duration_ms": .stringConvertible(elapsed.milliseconds),
         ]
-        context.logger.log(level: response.status.code >= 500 ? .error : .debug, "request finished", metadata: metadata)
+        // 503 is expected while loading or when the database is away (logged once as such).
+        let level: Logger.Level = response.status.code >= 500 && response.status.code != 503 ? .error : .debug
+        context.logger.log(level: level, "request finished", metadata: metadata)
         return response
     }
 

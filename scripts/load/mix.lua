@@ -5,10 +5,18 @@ local counter = 0
 
 function init(args)
   local file = assert(io.open(args[1], "r"))
-  file:read("*l") -- header: lat,lon,radius_m,kind
+  local columns = {}
+  local index = 0
+  for name in file:read("*l"):gmatch("[^,]+") do -- the header: qid,lat,lon,radius_m,kind
+    index = index + 1
+    columns[name] = index
+  end
   for line in file:lines() do
-    local lat, lon, radius = line:match("^([^,]+),([^,]+),([^,]+)")
-    points[#points + 1] = { lat = tonumber(lat), lon = tonumber(lon), radius = tonumber(radius) }
+    local cells = {}
+    for cell in line:gmatch("[^,]+") do cells[#cells + 1] = cell end
+    points[#points + 1] = {
+      lat = tonumber(cells[columns.lat]), lon = tonumber(cells[columns.lon]), radius = tonumber(cells[columns.radius_m]),
+    }
   end
   file:close()
   counter = math.random(1, #points)

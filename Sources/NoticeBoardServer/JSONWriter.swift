@@ -1,0 +1,154 @@
+import NoticeBoardCore
+
+/// Writes JSON straight into bytes for the responses that carry many posts or clusters (nearby,
+/// browse, clusters, streams). Foundation's JSONEncoder spent about 60 % of a nearby request's
+/// CPU building and sorting dictionaries; this writes each member once, in a fixed order.
+struct JSONWriter {
+    private(set) var bytes: [UInt8] = []
+
+    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+
+    mutating func raw(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped; other text as UTF-8.
+    mutating func string(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case UInt8(ascii: "\n"): raw("\\n")
+            case UInt8(ascii: "\r"): raw("\\r")
+            case UInt8(ascii: "\t"): raw("\\t")
+            case 0..<0x20:
+                raw("\\u00")
+                bytes.append(Self.hexDigit(byte >> 4))
+                bytes.append(Self.hexDigit(byte & 0xF))
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// The shortest text that reads back as the same double (Swift's own algorithm).
+    mutating func number(_ value: Double) {
+        guard value.isFinite else { return raw("null") }  // never stored; JSON has no NaN
+        bytes.append(contentsOf: value.description.utf8)
+    }
+
+    mutating func number(_ value: some BinaryInteger) {
+        bytes.append(contentsOf: String(value).utf8)
+    }
+
+    mutating func optional<Value>(_ value: Value?, _ write: (inout JSONWriter, Value) -> Void) {
+        if let value { write(&self, value) } else { raw("null") }
+    }
+
+    /// `"name":` — names are our own ASCII identifiers.
+    mutating func key(_ name: StaticString, first: Bool = false) {
+        if !first { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        raw(name)
+        raw("\":")
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
+}
+
+/// A value that writes itself with `JSONWriter`; `JSONResponse` prefers this to `Encodable`.
+protocol JSONWritable {
+    func write(to json: inout JSONWriter)
+}
+
+extension PostJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.key("id", first: true)
+        json.number(post.id)
+        json.key("lat")
+        json.number(post.lat)
+        json.key("lon")
+        json.number(post.lon)
+        json.key("heading")
+        json.optional(post.heading) { $0.number($1) }
+        json.key("message")
+        json.string(post.message)
+        json.key("tag")
+        json.string(post.tag)
+        json.key("createdAt")
+        json.string(Timestamp.format(milliseconds: post.createdAt))
+        json.key("accuracy")
+        json.optional(post.accuracy) { $0.number($1) }
+        json.key("floor")
+        json.optional(post.floor) { $0.number($1) }
+        json.key("beacon")
+        json.optional(post.beacon) { $0.string($1) }
+        if let distance {
+            json.key("distance")
+            json.number(distance)
+        }
+        if let bearing {
+            json.key("bearing")
+            json.number(bearing)
+        }
+        if let moderation {
+            json.key("status")
+            json.string(moderation.status.rawValue)
+            json.key("reportCount")
+            json.number(moderation.reportCount)
+            json.key("clientId")
+            json.optional(moderation.clientId) { $0.string($1) }
+        }
+    }
+}
+
+extension JSONWritable {
+    /// `{…}` around the members `write(to:)` gives.
+    func writeObject(to json: inout JSONWriter) {
+        json.raw("{")
+        write(to: &json)
+        json.raw("}")
+    }
+}
+
+extension PageJSON: JSONWritable where Item: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.string(itemsKey)
+        json.raw(":[")
+        for (index, item) in items.enumerated() {
+            if index > 0 { json.raw(",") }
+            item.writeObject(to: &json)
+        }
+        json.raw("]")
+        json.key("nextCursor")
+        json.optional(nextCursor) { $0.string($1) }
+    }
+}
+
+extension ClustersJSON: JSONWritable {
+    func write(to json: inout JSONWriter) {
+        json.key("clusters", first: true)
+        json.raw("[")
+        for (index, cluster) in clusters.enumerated() {
+            if index > 0 { json.raw(",") }
+            json.raw("{")
+            json.key("lat", first: true)
+            json.number(cluster.lat)
+            json.key("lon")
+            json.number(cluster.lon)
+            json.key("count")
+            json.number(cluster.count)
+            if let postId = cluster.postId {
+                json.key("postId")
+                json.number(postId)
+            }
+            json.raw("}")
+        }
+        json.raw("]")
+        json.key("total")
+        json.number(total)
+    }
+}

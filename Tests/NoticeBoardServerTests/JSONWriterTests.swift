@@ -1,0 +1,50 @@
+import Foundation
+import GeoIndex
+import NoticeBoardCore
+import Testing
+
+@testable import NoticeBoardServer
+
+@Suite struct JSONWriterTests {
+    static let awkwardTexts = [
+        "plain", "Too many things on my desk 😢", "quote \" backslash \\ slash /", "line\nbreak\ttab\r", "\u{01}\u{1F}\u{7F}",
+        "美食 ünïcödé", "e\u{301}", "</script><img src=x onerror=alert(1)>", "",
+    ]
+
+    static func parsed(_ data: Data) throws -> NSObject {
+        try JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed]) as! NSObject
+    }
+
+    /// The fast writer's JSON means exactly what Foundation's JSONEncoder writes for the same values.
+    @Test func writesWhatJSONEncoderWrites() throws {
+        var random = SystemRandomNumberGenerator()
+        var posts: [PostJSON] = []
+        for index in 0..<300 {
+            let text = Self.awkwardTexts[index % Self.awkwardTexts.count]
+            let post = Post(
+                id: Int64.random(in: 1...Int64.max, using: &random), lat: Double.random(in: -90...90, using: &random),
+                lon: [180, -180, 1e-7, 0][index % 8 < 4 ? index % 4 : 3] * (index % 8 < 4 ? 1 : Double.random(in: -1...1, using: &random)),
+                heading: index % 3 == 0 ? nil : Double.random(in: 0..<360, using: &random), message: text, tag: "tag \(index)",
+                createdAt: Int64.random(in: -1_000_000_000_000...4_000_000_000_000, using: &random),
+                accuracy: index % 2 == 0 ? nil : 8.5, floor: index % 5 == 0 ? -3 : nil, beacon: index % 7 == 0 ? "uuid:1:2" : nil)
+            switch index % 3 {
+            case 0: posts.append(PostJSON(post: post))
+            case 1: posts.append(PostJSON(post: post, distance: Double.random(in: 0...50_000, using: &random), bearing: 359.999_999_9))
+            default:
+                posts.append(PostJSON(moderated: ModeratedPost(post: post, status: .hidden, reportCount: index, clientId: index % 2 == 0 ? nil : "abc")))
+            }
+        }
+        let page = PageJSON<PostJSON>.posts(posts, nextCursor: index(of: posts))
+        let foundation = JSONEncoder()
+        #expect(try Self.parsed(JSONResponse.encodeData(page)) == Self.parsed(foundation.encode(page)))
+        for post in posts {
+            #expect(try Self.parsed(JSONResponse.encodeData(post)) == Self.parsed(foundation.encode(post)))
+        }
+        let clusters = ClustersJSON(
+            clusters: [Cluster(lat: 1.5, lon: -179.9, count: 3, postId: nil), Cluster(lat: -90, lon: 180, count: 1, postId: 42)]
+                .map(ClustersJSON.Entry.init), total: 4)
+        #expect(try Self.parsed(JSONResponse.encodeData(clusters)) == Self.parsed(foundation.encode(clusters)))
+    }
+
+    func index(of posts: [PostJSON]) -> String? { posts.isEmpty ? nil : "cursor\"with/quote" }
+}
