@@ -103,6 +103,8 @@ extension QueryParameters {
     }
 
     static func formDecoded(_ text: Substring) -> String {
+        // Most values (numbers, plain tags) need no decoding: skip Foundation's slow path.
+        guard text.utf8.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) else { return String(text) }
         let spaced = text.replacingOccurrences(of: "+", with: " ")
         return spaced.removingPercentEncoding ?? spaced
     }

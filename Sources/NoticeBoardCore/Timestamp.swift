@@ -75,14 +75,16 @@ public enum Timestamp {
         return seconds * 1000 + milliseconds + (roundUp ? 1 : 0)
     }
 
-    /// `2026-11-21T10:00:00.123Z`.
-    public static func format(milliseconds: Int64) -> String {
+    /// Year, month, day, hour, minute, second and millisecond (UTC) of a time.
+    public static func components(milliseconds: Int64) -> (Int, Int, Int, Int, Int, Int, Int) {
         let (days, msOfDay) = floorDivide(milliseconds, 86_400_000)
         let (year, month, day) = civilFromDays(Int(days))
-        let hour = Int(msOfDay / 3_600_000)
-        let minute = Int(msOfDay / 60_000 % 60)
-        let second = Int(msOfDay / 1000 % 60)
-        let millis = Int(msOfDay % 1000)
+        return (year, month, day, Int(msOfDay / 3_600_000), Int(msOfDay / 60_000 % 60), Int(msOfDay / 1000 % 60), Int(msOfDay % 1000))
+    }
+
+    /// `2026-11-21T10:00:00.123Z`.
+    public static func format(milliseconds: Int64) -> String {
+        let (year, month, day, hour, minute, second, millis) = components(milliseconds: milliseconds)
         return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))Z"
     }
 

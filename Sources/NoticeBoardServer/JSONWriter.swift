@@ -42,6 +42,38 @@ struct JSONWriter {
         bytes.append(contentsOf: String(value).utf8)
     }
 
+    /// `"2026-11-21T10:00:00.123Z"`, digit by digit (`Timestamp.format` builds strings).
+    mutating func timestamp(milliseconds: Int64) {
+        let (year, month, day, hour, minute, second, millisecond) = Timestamp.components(milliseconds: milliseconds)
+        guard (0...9999).contains(year) else { return string(Timestamp.format(milliseconds: milliseconds)) }
+        bytes.append(UInt8(ascii: "\""))
+        digits(year, 4)
+        bytes.append(UInt8(ascii: "-"))
+        digits(month, 2)
+        bytes.append(UInt8(ascii: "-"))
+        digits(day, 2)
+        bytes.append(UInt8(ascii: "T"))
+        digits(hour, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(minute, 2)
+        bytes.append(UInt8(ascii: ":"))
+        digits(second, 2)
+        bytes.append(UInt8(ascii: "."))
+        digits(millisecond, 3)
+        raw("Z\"")
+    }
+
+    private mutating func digits(_ value: Int, _ width: Int) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
     mutating func optional<Value>(_ value: Value?, _ write: (inout JSONWriter, Value) -> Void) {
         if let value { write(&self, value) } else { raw("null") }
     }
@@ -79,7 +111,7 @@ extension PostJSON: JSONWritable {
         json.key("tag")
         json.string(post.tag)
         json.key("createdAt")
-        json.string(Timestamp.format(milliseconds: post.createdAt))
+        json.timestamp(milliseconds: post.createdAt)
         json.key("accuracy")
         json.optional(post.accuracy) { $0.number($1) }
         json.key("floor")
