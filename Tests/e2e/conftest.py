@@ -41,7 +41,11 @@ class Server:
         if not ready.wait(120) or self.url is None:
             self.kill()
             raise AssertionError("server did not start:\n" + "".join(self.lines))
-        self.wait_ready()
+        try:
+            self.wait_ready()
+        except AssertionError:
+            self.stop()  # never leave a server (and its cluster) behind
+            raise
 
     def wait_ready(self, timeout=60):
         deadline = time.time() + timeout
