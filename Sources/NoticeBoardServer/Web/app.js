@@ -1,9 +1,9 @@
 // NoticeBoard's page: wires the views (map, around me, look around, post) to the shared
 // state and the live stream. Plain ES modules, no build step.
-import { state, loadFromURL, update, onChange, hasPosition } from "./state.js";
+import { state, loadFromURL, update, onChange, hasPosition, announce } from "./state.js";
 import { setUpFilters, refreshTagCounts } from "./filters.js";
 import { setUpList, loadList, addToList, removeFromList, locate } from "./list.js";
-import { setUpMap, addToMap, removeFromMap, currentBBox, mapAvailable } from "./map.js";
+import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable } from "./map.js";
 import { setUpLook, loadLook } from "./look.js";
 import { setUpCompose } from "./compose.js";
 import { follow } from "./live.js";
@@ -69,8 +69,14 @@ setUpCompose((post) => {
   noteAppeared(post);
   loadList();
 });
+// The status line speaks for the view in front: each view says again what it shows.
+const refreshView = { map: () => loadMap(), list: () => loadList(), look: () => loadLook(), post: () => announce("") };
+
 onChange((changed) => {
-  if (changed.has("view")) showView();
+  if (changed.has("view")) {
+    showView();
+    refreshView[state.view]();
+  }
   if (["view", "lat", "lon", "radius", "tags"].some((key) => changed.has(key))) followArea();
 });
 setUpMap(followArea).finally(followArea);
