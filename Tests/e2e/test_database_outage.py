@@ -1,15 +1,27 @@
 """PostgreSQL stops under a running server: writes fail fast with 503, /readyz says 503, reads
 keep coming from the index, and everything recovers by itself when PostgreSQL returns."""
+import glob
 import os
+import shutil
 import subprocess
 import time
 
 import requests
 
 
+def pg_ctl_binary():
+    """Where the server finds it too: NOTICEBOARD_POSTGRES_BIN, PATH, then Debian's versioned directories."""
+    configured = os.environ.get("NOTICEBOARD_POSTGRES_BIN")
+    if configured:
+        return os.path.join(configured, "pg_ctl")
+    found = shutil.which("pg_ctl") or next(iter(sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"), reverse=True)), None)
+    assert found, "pg_ctl not found"
+    return found
+
+
 def pg_ctl(data_dir, *args):
     cluster = os.path.join(data_dir, "postgres")
-    command = ["pg_ctl", "-D", cluster, *args]
+    command = [pg_ctl_binary(), "-D", cluster, *args]
     if os.geteuid() == 0:
         command = ["/usr/sbin/runuser", "-u", "postgres", "--", *command]
     result = subprocess.run(command, capture_output=True, text=True, timeout=120)
