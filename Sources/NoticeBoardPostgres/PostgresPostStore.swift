@@ -143,6 +143,9 @@ enum StoreErrors {
     /// PostgreSQL is down, PostgresNIO waits for a connection indefinitely.
     static let deadline: Duration = .seconds(5)
     static let inFlight = Atomic<Int>(0)
+    // Made once, on first use (after `serve` has bootstrapped the metrics system), not per call.
+    static let operationsInFlight = Gauge(label: "noticeboard_db_operations_in_flight")
+    static let operationLatency = Timer(label: "noticeboard_db_operation_seconds")
 
     /// `translating`, bounded by `deadline`. The work goes on in the background after the
     /// deadline and its result is dropped; a write that commits after all is found again by
@@ -152,12 +155,11 @@ enum StoreErrors {
             let outcome = FirstOutcome(continuation)
             let work = Task {
                 // What requests wait for: database operations in flight (the pool's use) and their latency.
-                let inFlight = Self.inFlight.wrappingAdd(1, ordering: .relaxed).newValue
-                Gauge(label: "noticeboard_db_operations_in_flight").record(inFlight)
+                operationsInFlight.record(Self.inFlight.wrappingAdd(1, ordering: .relaxed).newValue)
                 let started = ContinuousClock.now
                 let result = await Result(catching: { try await translating(body) })
-                Timer(label: "noticeboard_db_operation_seconds").record(duration: ContinuousClock.now - started)
-                Gauge(label: "noticeboard_db_operations_in_flight").record(Self.inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
+                operationLatency.record(duration: ContinuousClock.now - started)
+                operationsInFlight.record(Self.inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
                 outcome.finish(result)
             }
             Task {

@@ -4,23 +4,27 @@ import Hummingbird
 /// JSON responses, encoded once with the settings every endpoint shares.
 enum JSONResponse {
     static func make(status: HTTPResponse.Status = .ok, _ value: some Encodable, headers: HTTPFields = [:]) -> Response {
-        let data = encodeData(value)
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        // The hot path (posts, pages, clusters) goes from the writer's bytes to the buffer in one copy.
+        let buffer = (value as? any JSONWritable).map { ByteBuffer(bytes: written($0)) } ?? ByteBuffer(bytes: encodeData(value))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))
     }
 
     /// One line of JSON (for SSE `data:` lines too: JSON escapes every newline).
     static func encode(_ value: some Encodable) -> String {
-        String(decoding: encodeData(value), as: UTF8.self)
+        if let writable = value as? any JSONWritable { return String(decoding: written(writable), as: UTF8.self) }
+        return String(decoding: encodeData(value), as: UTF8.self)
+    }
+
+    private static func written(_ value: any JSONWritable) -> [UInt8] {
+        var json = JSONWriter()
+        value.writeObject(to: &json)
+        return json.bytes
     }
 
     static func encodeData(_ value: some Encodable) -> Data {
-        if let writable = value as? any JSONWritable {
-            var json = JSONWriter()
-            writable.writeObject(to: &json)
-            return Data(json.bytes)
-        }
+        if let writable = value as? any JSONWritable { return Data(written(writable)) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.withoutEscapingSlashes, .sortedKeys]
         // Encoding our own value types cannot fail; an empty object is the safe fallback.
