@@ -9,7 +9,8 @@ public final class Board: Sendable {
     public let beacons: (any BeaconStore)?
     /// Changes for live streams: every post this instance commits.
     public let feed = LiveFeed()
-    private let state = Mutex(BoardState())
+    /// Queries share it; posts, hides and the load take it alone.
+    private let state = ReadWriteLock(BoardState())
     private let loaded = Atomic<Bool>(false)
 
     public init(store: any PostStore, beacons: (any BeaconStore)? = nil) {
@@ -25,11 +26,11 @@ public final class Board: Sendable {
         var posts: [Post] = []
         try await store.forEachVisiblePost { posts.append($0) }
         let fresh = BoardState(bulk: posts)
-        state.withLock { $0 = fresh }
+        state.write { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
 
-    public var postCount: Int { state.withLock { $0.index.count } }
+    public var postCount: Int { state.read { $0.index.count } }
 
     /// Stores a post and, once committed, makes it visible to every read on this instance.
     public func submit(_ submission: PostSubmission, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
@@ -56,7 +57,7 @@ public final class Board: Sendable {
     /// visible post is in the index, any other is not, and streams hear of every difference.
     /// Idempotent, so a change seen both locally and through the change feed counts once.
     public func reconcile(_ post: Post, status: PostStatus) {
-        let event: LiveEvent? = state.withLock { state in
+        let event: LiveEvent? = state.write { state in
             let present = state.posts[post.id] != nil
             switch (status == .visible, present) {
             case (true, false):
@@ -73,7 +74,7 @@ public final class Board: Sendable {
     }
 
     public func post(id: Int64) -> Post? {
-        state.withLock { $0.posts[id] }
+        state.read { $0.posts[id] }
     }
 
     /// A registered beacon, or a 400 on `beacon`.
@@ -101,7 +102,7 @@ public final class Board: Sendable {
             throw ValidationError(field: "beacon", "the beacon was not resolved")
         }
         let floor = query.floor
-        return state.withLock { state in
+        let (page, last) = state.read { state in
             let search = NearbySearch(
                 lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
                 filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor),
@@ -110,13 +111,13 @@ public final class Board: Sendable {
             let page = hits.prefix(query.limit).map { hit in
                 NearbyPost(post: state.posts[hit.id]!, distance: hit.distance, bearing: hit.bearing)
             }
-            let next = hits.count > query.limit ? PageCursor.from(hits[query.limit - 1].position(for: query.order)).encoded : nil
-            return Page(items: page, nextCursor: next)
+            return (page, hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil)
         }
+        return Page(items: page, nextCursor: last.map { PageCursor.from($0).encoded })
     }
 
     public func browse(_ query: BrowseQuery) -> Page<Post> {
-        state.withLock { state in
+        state.read { state in
             let search = AreaSearch(
                 box: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil),
                 after: query.after, limit: query.limit + 1)
@@ -130,7 +131,7 @@ public final class Board: Sendable {
 
     /// The matching posts in the box, grouped for a map at the query's zoom; counts sum to `total`.
     public func clusters(_ query: ClustersQuery) -> (clusters: [Cluster], total: Int) {
-        state.withLock { state in
+        state.read { state in
             state.index.clusters(
                 in: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil), zoom: query.zoom)
         }
@@ -138,7 +139,7 @@ public final class Board: Sendable {
 
     /// Tag counts in the box and time range, count descending, ties by tag.
     public func tags(_ query: TagsQuery) -> [TagCount] {
-        state.withLock { state in
+        state.read { state in
             let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil)
             return state.index.tagCounts(in: query.box, filter: filter)
                 .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }

@@ -12,9 +12,32 @@ public enum PageCursor: Sendable, Equatable {
         case .distance(let distance, let id): plain = "d.\(String(distance.bitPattern, radix: 16)).\(id)"
         case .time(let createdAt, let id): plain = "t.\(createdAt).\(id)"
         }
-        return Data(plain.utf8).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
+        return Self.base64URL(plain.utf8)
+    }
+
+    private static let base64URLAlphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    /// Unpadded base64url (RFC 4648 §5), written directly: every nearby page with more
+    /// results encodes one, and Foundation's encoder plus three replacements cost more than
+    /// the rest of the page's bookkeeping.
+    static func base64URL(_ bytes: some Collection<UInt8>) -> String {
+        let input = Array(bytes)
+        var output: [UInt8] = []
+        output.reserveCapacity((input.count * 4 + 2) / 3)
+        var index = 0
+        while index < input.count {
+            let remaining = input.count - index
+            let b0 = UInt32(input[index])
+            let b1 = remaining > 1 ? UInt32(input[index + 1]) : 0
+            let b2 = remaining > 2 ? UInt32(input[index + 2]) : 0
+            let triple = b0 << 16 | b1 << 8 | b2
+            output.append(base64URLAlphabet[Int(triple >> 18 & 63)])
+            output.append(base64URLAlphabet[Int(triple >> 12 & 63)])
+            if remaining > 1 { output.append(base64URLAlphabet[Int(triple >> 6 & 63)]) }
+            if remaining > 2 { output.append(base64URLAlphabet[Int(triple & 63)]) }
+            index += 3
+        }
+        return String(decoding: output, as: UTF8.self)
     }
 
     public init(decoding text: String, field: String = "cursor") throws(ValidationError) {

@@ -81,6 +81,7 @@ struct IndexLoader: Service {
     let changes: (any ChangeFeed)?
     let prepare: @Sendable () async throws -> Void
     let logger: Logger
+    static let loadExecutor = BackgroundExecutor(label: "noticeboard.index-load")
 
     func run() async throws {
         // Shutdown must not wait for a database that never comes back.
@@ -99,7 +100,7 @@ struct IndexLoader: Service {
             do {
                 try await prepare()
                 let start = try await changes?.startingSequence() ?? 0
-                try await board.load()
+                try await withTaskExecutorPreference(Self.loadExecutor) { try await board.load() }
                 let elapsed = clock.now - started
                 Gauge(label: "noticeboard_index_load_seconds").record(elapsed.milliseconds / 1000)
                 logger.info("index loaded", metadata: ["posts": "\(board.postCount)", "seconds": "\(elapsed)"])

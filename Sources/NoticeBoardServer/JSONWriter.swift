@@ -15,21 +15,32 @@ struct JSONWriter {
     /// A JSON string: quotes, backslashes and control characters escaped; other text as UTF-8.
     mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case UInt8(ascii: "\n"): raw("\\n")
-            case UInt8(ascii: "\r"): raw("\\r")
-            case UInt8(ascii: "\t"): raw("\\t")
-            case 0..<0x20:
-                raw("\\u00")
-                bytes.append(Self.hexDigit(byte >> 4))
-                bytes.append(Self.hexDigit(byte & 0xF))
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            // Most text needs no escape: copy it in runs, stopping only at the bytes that do.
+            var runStart = 0
+            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                escape(byte)
+                runStart = index + 1
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func escape(_ byte: UInt8) {
+        switch byte {
+        case UInt8(ascii: "\""): raw("\\\"")
+        case UInt8(ascii: "\\"): raw("\\\\")
+        case UInt8(ascii: "\n"): raw("\\n")
+        case UInt8(ascii: "\r"): raw("\\r")
+        case UInt8(ascii: "\t"): raw("\\t")
+        default:
+            raw("\\u00")
+            bytes.append(Self.hexDigit(byte >> 4))
+            bytes.append(Self.hexDigit(byte & 0xF))
+        }
     }
 
     /// The shortest text that reads back as the same double (Swift's own algorithm).
@@ -98,36 +109,28 @@ protocol JSONWritable {
 
 extension PostJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
-        json.key("id", first: true)
-        json.number(post.id)
-        json.key("lat")
-        json.number(post.lat)
-        json.key("lon")
-        json.number(post.lon)
-        json.key("heading")
-        json.optional(post.heading) { $0.number($1) }
-        json.key("message")
-        json.string(post.message)
-        json.key("tag")
-        json.string(post.tag)
-        json.key("createdAt")
-        json.timestamp(milliseconds: post.createdAt)
-        json.key("accuracy")
-        json.optional(post.accuracy) { $0.number($1) }
-        json.key("floor")
-        json.optional(post.floor) { $0.number($1) }
-        json.key("beacon")
-        json.optional(post.beacon) { $0.string($1) }
-        if let distance {
-            json.key("distance")
-            json.number(distance)
+        var first = true
+        // Writes the member's name when the response carries it.
+        func member(_ name: StaticString, _ field: PostFields) -> Bool {
+            guard fields.contains(field) else { return false }
+            json.key(name, first: first)
+            first = false
+            return true
         }
-        if let bearing {
-            json.key("bearing")
-            json.number(bearing)
-        }
+        if member("id", .id) { json.number(post.id) }
+        if member("lat", .lat) { json.number(post.lat) }
+        if member("lon", .lon) { json.number(post.lon) }
+        if member("heading", .heading) { json.optional(post.heading) { $0.number($1) } }
+        if member("message", .message) { json.string(post.message) }
+        if member("tag", .tag) { json.string(post.tag) }
+        if member("createdAt", .createdAt) { json.timestamp(milliseconds: post.createdAt) }
+        if member("accuracy", .accuracy) { json.optional(post.accuracy) { $0.number($1) } }
+        if member("floor", .floor) { json.optional(post.floor) { $0.number($1) } }
+        if member("beacon", .beacon) { json.optional(post.beacon) { $0.string($1) } }
+        if let distance, member("distance", .distance) { json.number(distance) }
+        if let bearing, member("bearing", .bearing) { json.number(bearing) }
         if let moderation {
-            json.key("status")
+            json.key("status", first: first)
             json.string(moderation.status.rawValue)
             json.key("reportCount")
             json.number(moderation.reportCount)

@@ -8,9 +8,11 @@ struct PostJSON: Encodable {
     var bearing: Double?
     /// For moderators: status, distinct reporters, client pseudonym.
     var moderation: ModeratedPost?
+    /// The members written (`fields=`); the contract's default is all of them.
+    var fields = PostFields.all
 
-    init(post: Post, distance: Double? = nil, bearing: Double? = nil) {
-        (self.post, self.distance, self.bearing) = (post, distance, bearing)
+    init(post: Post, distance: Double? = nil, bearing: Double? = nil, fields: PostFields = .all) {
+        (self.post, self.distance, self.bearing, self.fields) = (post, distance, bearing, fields)
     }
 
     init(moderated: ModeratedPost) {

@@ -69,16 +69,22 @@ struct PostRoutes: Sendable {
 
     @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
-        let query = try await board.resolvingBeacon(try NearbyQuery(QueryParameters(urlQuery: request.uri.query)))
+        let parameters = QueryParameters(urlQuery: request.uri.query)
+        let query = try await board.resolvingBeacon(try NearbyQuery(parameters))
+        let fields = try PostFields.parse(parameters)
         let page = try board.nearby(query)
-        let posts = page.items.map { PostJSON(post: $0.post, distance: $0.distance, bearing: $0.bearing) }
+        let posts = page.items.map { PostJSON(post: $0.post, distance: $0.distance, bearing: $0.bearing, fields: fields) }
         return JSONResponse.make(PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor))
     }
 
     @Sendable func browse(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
-        let page = board.browse(try BrowseQuery(QueryParameters(urlQuery: request.uri.query)))
-        return JSONResponse.make(PageJSON<PostJSON>.posts(page.items.map { PostJSON(post: $0) }, nextCursor: page.nextCursor))
+        let parameters = QueryParameters(urlQuery: request.uri.query)
+        let query = try BrowseQuery(parameters)
+        let fields = try PostFields.parse(parameters, available: PostFields.all.subtracting([.distance, .bearing]))
+        let page = board.browse(query)
+        return JSONResponse.make(
+            PageJSON<PostJSON>.posts(page.items.map { PostJSON(post: $0, fields: fields) }, nextCursor: page.nextCursor))
     }
 
     @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -1,5 +1,6 @@
+import Foundation
 import GeoIndex
-import NoticeBoardCore
+@testable import NoticeBoardCore
 import Testing
 
 @Suite struct QueryParametersTests {
@@ -54,6 +55,16 @@ import Testing
         let newestCursor = PageCursor.time(createdAt: 5, id: 5).encoded
         #expect(nearbyFailure("lat=1&lon=2&cursor=\(newestCursor)") == .some("cursor"))
         #expect(nearbyFailure("lat=1&lon=2&order=newest&cursor=\(newestCursor)") == .none)
+    }
+
+    @Test func cursorBase64MatchesFoundationsForEveryLengthAndByte() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0..<64 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            #expect(PageCursor.base64URL(bytes) == foundation, "bytes: \(bytes)")
+        }
     }
 
     @Test func boxes() throws {

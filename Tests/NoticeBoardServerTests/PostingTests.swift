@@ -51,6 +51,42 @@ import Testing
         }
     }
 
+    /// `fields=` (an extension) writes only the members asked for, with the same values and
+    /// order as the full objects; anything else is a 400 naming `fields`.
+    @Test func fieldsSelectTheMembersOfEachPost() async throws {
+        try await TestApp.make().test { http, _ in
+            for index in 0..<5 {
+                #expect(try await http.postJSON(postJSON(lat: 10 + Double(index) * 0.0001, lon: 20, message: "note \(index)")).status == .created)
+            }
+            func objects(_ uri: String) async throws -> [[String: Any]] {
+                let response = try await http.get(uri)
+                #expect(response.status == .ok, "\(uri)")
+                let page = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as! [String: Any]
+                return page["posts"] as! [[String: Any]]
+            }
+            let nearby = "/api/v1/posts/nearby?lat=10&lon=20&radius=1000"
+            let full = try await objects(nearby)
+            let slim = try await objects(nearby + "&fields=id,distance")
+            #expect(full.count == 5 && slim.count == 5)
+            for (whole, part) in zip(full, slim) {
+                #expect(Set(part.keys) == ["id", "distance"])
+                #expect(part["id"] as? Int64 == whole["id"] as? Int64 && part["distance"] as? Double == whole["distance"] as? Double)
+            }
+            let browsed = try await objects("/api/v1/posts?bbox=19,9,21,11&fields=message,%20createdAt")
+            #expect(browsed.count == 5 && browsed.allSatisfy { Set($0.keys) == ["message", "createdAt"] })
+            let slimRaw = String(buffer: try await http.get(nearby + "&fields=bearing,id").body)
+            #expect(slimRaw.hasPrefix(#"{"posts":[{"id":"#), "members keep the contract's order: \(slimRaw)")
+            for bad in ["fields=", "fields=id,,distance", "fields=ID", "fields=id,password"] {
+                let response = try await http.get(nearby + "&" + bad)
+                #expect(response.status == .badRequest, "\(bad)")
+                #expect(try response.decoded(ErrorBody.self).error.field == "fields", "\(bad)")
+            }
+            let browseDistance = try await http.get("/api/v1/posts?bbox=19,9,21,11&fields=id,distance")
+            #expect(browseDistance.status == .badRequest)
+            #expect(try browseDistance.decoded(ErrorBody.self).error.field == "fields")
+        }
+    }
+
     @Test func unknownPostsAndRoutesAre404AndWrongMethodsAre405() async throws {
         try await TestApp.make().test { http, _ in
             for uri in ["/api/v1/posts/999", "/api/v1/posts/abc", "/api/v1/posts/-1", "/api/v1/nothing", "/nothing.html"] {
