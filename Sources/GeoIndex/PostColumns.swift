@@ -17,9 +17,25 @@ struct PostColumns: Sendable {
     private(set) var vector: [Float] = []
     private var freeSlots: [Int32] = []
 
+    mutating func reserveCapacity(_ count: Int) {
+        lat.reserveCapacity(count)
+        lon.reserveCapacity(count)
+        id.reserveCapacity(count)
+        createdAt.reserveCapacity(count)
+        heading.reserveCapacity(count)
+        tag.reserveCapacity(count)
+        floor.reserveCapacity(count)
+        vector.reserveCapacity(3 * count)
+    }
+
     var slotCount: Int { id.count }
 
     mutating func append(_ post: IndexedPost) -> Int32 {
+        append(post, vector: UnitVector(lat: post.lat, lon: post.lon))
+    }
+
+    /// The same, with the post's unit vector already computed (the bulk build has them).
+    mutating func append(_ post: IndexedPost, vector v: UnitVector) -> Int32 {
         if let slot = freeSlots.popLast() {
             write(post, at: Int(slot))
             return slot
@@ -31,8 +47,9 @@ struct PostColumns: Sendable {
         heading.append(post.heading ?? .nan)
         tag.append(post.tag)
         floor.append(post.floor ?? Self.noFloor)
-        let v = UnitVector(lat: post.lat, lon: post.lon)
-        vector += [Float(v.x), Float(v.y), Float(v.z)]
+        vector.append(Float(v.x))
+        vector.append(Float(v.y))
+        vector.append(Float(v.z))
         return Int32(id.count - 1)
     }
 

@@ -29,32 +29,39 @@ public struct RTreeIndex: Sendable {
     public init() {}
 
     /// Builds the tree from scratch: one sort per axis and level, every node well filled.
-    /// Posts are stored in leaf order, so a leaf's posts sit side by side in memory.
+    /// Posts are stored in leaf order, so a leaf's posts sit side by side in memory. Of posts
+    /// sharing an id, the last one given is kept.
     public init(bulk posts: [IndexedPost]) {
-        var unique: [Int64: IndexedPost] = [:]
-        unique.reserveCapacity(posts.count)
-        for post in posts { unique[post.id] = post }
-        guard !unique.isEmpty else { return }
-        let distinct = Array(unique.values)
+        // The id map is needed anyway; filled first, it also finds the duplicates.
+        slotOfId.reserveCapacity(posts.count)
+        for (index, post) in posts.enumerated() { slotOfId[post.id] = Int32(index) }
+        guard !slotOfId.isEmpty else { return }
+        let distinct = slotOfId.count == posts.count ? posts : posts.enumerated().filter { slotOfId[$0.element.id] == Int32($0.offset) }.map(\.element)
         let vectors = distinct.map { UnitVector(lat: $0.lat, lon: $0.lon) }
         let leafGroups = Self.packSortTileRecursive(Array(distinct.indices), centres: vectors)
-        slotOfId.reserveCapacity(distinct.count)
+        columns.reserveCapacity(distinct.count)
         leafOfSlot = Array(repeating: -1, count: distinct.count)
         var level: [Int32] = []
         var centres: [UnitVector] = []
         for group in leafGroups {
             let leaf = newNode(leaf: true)
+            var summary = NodeSummary()
+            var slots: [Int32] = []
+            slots.reserveCapacity(group.count)
             for index in group {
                 let post = distinct[index]
-                let slot = columns.append(post)
+                let slot = columns.append(post, vector: vectors[index])
                 slotOfId[post.id] = slot
                 highestTag = max(highestTag, post.tag)
-                entries[Int(leaf)].append(slot)
+                slots.append(slot)
                 leafOfSlot[Int(slot)] = leaf
+                summary.add(post, vectors[index])
             }
-            recomputeSummary(leaf)
+            entries[Int(leaf)] = slots
+            summaries[Int(leaf)] = summary
+            boxes[Int(leaf)] = summary.box
             level.append(leaf)
-            centres.append(summaries[Int(leaf)].box.centre)
+            centres.append(summary.box.centre)
         }
         while level.count > 1 {
             var nextLevel: [Int32] = []
@@ -256,16 +263,27 @@ public struct RTreeIndex: Sendable {
 
     /// Sort-tile-recursive packing: sort by x into slabs, each by y into slabs, each by z into
     /// runs of at most 16; sizes are spread evenly so every node is well filled.
+    ///
+    /// Each sort is of plain integers: the coordinate, as a single-precision float made
+    /// order-preserving, in the high half and the item in the low half. Sorting item numbers
+    /// through a comparison closure took most of the bulk build; the float only decides tiling,
+    /// never a query's answer (node boxes are computed from the exact vectors).
     static func packSortTileRecursive(_ items: [Int], centres: [UnitVector]) -> [[Int]] {
-        func pack(_ items: [Int], axis: Int) -> [[Int]] {
-            let sorted = items.sorted { centres[$0][axis] < centres[$1][axis] }
+        func pack(_ items: ArraySlice<Int>, axis: Int) -> [[Int]] {
+            var keyed = items.map { item -> UInt64 in
+                let bits = Float(centres[item][axis]).bitPattern
+                let ordered = bits & 0x8000_0000 != 0 ? ~bits : bits | 0x8000_0000
+                return UInt64(ordered) << 32 | UInt64(UInt32(item))
+            }
+            keyed.sort()
+            let sorted = keyed.map { Int(UInt32(truncatingIfNeeded: $0)) }
             let nodesNeeded = (sorted.count + maxEntries - 1) / maxEntries
             if axis == 2 || nodesNeeded <= 1 { return evenChunks(sorted, count: nodesNeeded) }
             // Slabs per axis: the cube root of the nodes needed on x, the square root on y.
             let slabs = axis == 0 ? cbrt(nodesNeeded) : Int(Double(nodesNeeded).squareRoot().rounded(.up))
-            return evenChunks(sorted, count: max(1, min(slabs, nodesNeeded))).flatMap { pack($0, axis: axis + 1) }
+            return evenChunks(sorted, count: max(1, min(slabs, nodesNeeded))).flatMap { pack($0[...], axis: axis + 1) }
         }
-        return pack(items, axis: 0)
+        return pack(items[...], axis: 0)
     }
 
     static func cbrt(_ n: Int) -> Int { Int(Foundation.cbrt(Double(n)).rounded(.up)) }

@@ -23,9 +23,16 @@ public final class Board: Sendable {
 
     /// Rebuilds the index from the store of record (streamed, then bulk-built).
     public func load() async throws {
-        var posts: [Post] = []
-        try await store.forEachVisiblePost { posts.append($0) }
-        let fresh = BoardState(bulk: posts)
+        // Posts go into the table as they arrive, while the database assembles the next chunk;
+        // only the tree is built at the end.
+        var loading = BoardState()
+        var hot: [IndexedPost] = []
+        try await store.forEachVisiblePost { post in
+            loading.posts[post.id] = post
+            hot.append(loading.indexed(post))
+        }
+        loading.index = PostIndex(bulk: hot)
+        let fresh = loading
         state.write { $0 = fresh }
         loaded.store(true, ordering: .releasing)
     }
@@ -156,17 +163,6 @@ struct BoardState: Sendable {
 
     init() {}
 
-    init(bulk all: [Post]) {
-        posts.reserveCapacity(all.count)
-        var hot: [IndexedPost] = []
-        hot.reserveCapacity(all.count)
-        for post in all {
-            posts[post.id] = post
-            hot.append(indexed(post))
-        }
-        index = PostIndex(bulk: hot)
-    }
-
     mutating func insert(_ post: Post) {
         posts[post.id] = post
         index.insert(indexed(post))
@@ -177,7 +173,7 @@ struct BoardState: Sendable {
         index.remove(id: id)
     }
 
-    private mutating func indexed(_ post: Post) -> IndexedPost {
+    mutating func indexed(_ post: Post) -> IndexedPost {
         IndexedPost(
             id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, tag: tags.intern(post.tag),
             createdAt: post.createdAt, floor: post.floor.map { Int16($0) })
