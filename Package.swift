@@ -55,6 +55,7 @@ let package = Package(
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             resources: [.copy("Web"), .copy("OpenAPI")]
         ),

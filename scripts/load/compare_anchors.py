@@ -18,22 +18,43 @@ anchor_runner = bench.make_runner
 
 # Full post objects (the contract's default), and only what the anchors send back: the id and
 # the distance (`fields=`, an extension), as PostGIS's `SELECT id, ST_Distance(…)` and Redis'
-# WITHDIST do.
-NOTICEBOARD_ENGINES = {"noticeboard_http": "", "noticeboard_http_id_distance": "&fields=id,distance"}
+# WITHDIST do. Each through libcurl (pycurl), a C client as psycopg's libpq is; the full objects
+# also through Python's own http.client, whose header parsing alone costs more client CPU than
+# the server spends on the answer.
+NOTICEBOARD_ENGINES = {
+    "noticeboard_http": ("curl", ""),
+    "noticeboard_http_id_distance": ("curl", "&fields=id,distance"),
+    "noticeboard_http_stdlib_client": ("stdlib", ""),
+}
 
 
 def make_runner(engine, rport, dsn):
     if engine not in NOTICEBOARD_ENGINES:
         return anchor_runner(engine, rport, dsn)
-    extra = NOTICEBOARD_ENGINES[engine]
-    # One keep-alive connection per client process, like the anchors' redis-py and psycopg
-    # clients; the standard library's client, as those are lean clients of their protocols
-    # (requests adds about 1.7 ms of client CPU per call, more than the server's answer costs).
+    client, extra = NOTICEBOARD_ENGINES[engine]
+    path = "/api/v1/posts/nearby?lat={}&lon={}&radius={}&limit=" + str(bench.LIMIT) + extra
+    # One keep-alive connection per client process, like the anchors' redis-py and psycopg.
+    if client == "curl":
+        import pycurl
+        from io import BytesIO
+        curl = pycurl.Curl()
+        curl.setopt(pycurl.TCP_NODELAY, 1)
+
+        def run(query):
+            body = BytesIO()
+            curl.setopt(pycurl.URL, SERVER_URL + path.format(*query[:3]))
+            curl.setopt(pycurl.WRITEDATA, body)
+            curl.perform()
+            status = curl.getinfo(pycurl.RESPONSE_CODE)
+            if status != 200:
+                raise RuntimeError(f"nearby answered {status}: {body.getvalue()[:200]!r}")
+            return json.loads(body.getvalue())["posts"]
+        return run
     address = urlsplit(SERVER_URL)
     connection = http.client.HTTPConnection(address.hostname, address.port)
 
     def run(query):
-        connection.request("GET", f"/api/v1/posts/nearby?lat={query[0]}&lon={query[1]}&radius={query[2]}&limit={bench.LIMIT}{extra}")
+        connection.request("GET", path.format(*query[:3]))
         response = connection.getresponse()
         body = response.read()
         if response.status != 200:
@@ -50,7 +71,7 @@ if __name__ == "__main__":
     with open(qfile) as handle:
         queries = [(float(r["lat"]), float(r["lon"]), float(r["radius_m"]), r["kind"]) for r in csv.DictReader(handle)]
     runs = []
-    engines = os.environ.get("ENGINES", "noticeboard_http,noticeboard_http_id_distance,redis_geosearch,redis_geosearch_withdist,pg_dwithin_knn")
+    engines = os.environ.get("ENGINES", "noticeboard_http,noticeboard_http_id_distance,noticeboard_http_stdlib_client,redis_geosearch,redis_geosearch_withdist,pg_dwithin_knn")
     for engine in engines.split(","):
         for k in [int(x) for x in clients.split(",")]:
             runs.append(bench.measure(engine, k, int(rport), dsn, queries))
