@@ -59,19 +59,19 @@ struct JSONWriter {
         guard (0...9999).contains(year) else { return string(Timestamp.format(milliseconds: milliseconds)) }
         bytes.append(UInt8(ascii: "\""))
         digits(year, 4)
-        bytes.append(UInt8(ascii: "-"))
-        digits(month, 2)
-        bytes.append(UInt8(ascii: "-"))
-        digits(day, 2)
-        bytes.append(UInt8(ascii: "T"))
-        digits(hour, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(minute, 2)
-        bytes.append(UInt8(ascii: ":"))
-        digits(second, 2)
-        bytes.append(UInt8(ascii: "."))
-        digits(millisecond, 3)
+        digits(month, 2, after: "-")
+        digits(day, 2, after: "-")
+        digits(hour, 2, after: "T")
+        digits(minute, 2, after: ":")
+        digits(second, 2, after: ":")
+        digits(millisecond, 3, after: ".")
         raw("Z\"")
+    }
+
+    /// A separator, then the value zero-padded to `width` digits.
+    private mutating func digits(_ value: Int, _ width: Int, after separator: Unicode.Scalar) {
+        bytes.append(UInt8(ascii: separator))
+        digits(value, width)
     }
 
     private mutating func digits(_ value: Int, _ width: Int) {

@@ -70,8 +70,8 @@ struct PostRoutes: Sendable {
     @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
         let parameters = QueryParameters(urlQuery: request.uri.query)
-        let query = try await board.resolvingBeacon(try NearbyQuery(parameters))
         let fields = try PostFields.parse(parameters)
+        let query = try await board.resolvingBeacon(try NearbyQuery(parameters))
         let page = try board.nearby(query)
         let posts = page.items.map { PostJSON(post: $0.post, distance: $0.distance, bearing: $0.bearing, fields: fields) }
         return JSONResponse.make(PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor))
