@@ -116,14 +116,20 @@ extension NearbySearch {
     @inlinable
     public func hit(for post: IndexedPost, viewer: ViewerTrigonometry) -> NearbyHit? {
         guard filter.matches(post) else { return nil }
-        if let headingFilter, let postHeading = post.heading,
-            Geodesy.angleDifference(postHeading, headingFilter.heading) > headingFilter.tolerance
-        {
+        return hit(id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, createdAt: post.createdAt, viewer: viewer)
+    }
+
+    /// Everything but the attribute filter (tag, time, floor), which the caller has applied.
+    @inlinable
+    public func hit(id: Int64, lat postLat: Double, lon postLon: Double, heading: Double?, createdAt: Int64, viewer: ViewerTrigonometry)
+        -> NearbyHit?
+    {
+        if let headingFilter, let heading, Geodesy.angleDifference(heading, headingFilter.heading) > headingFilter.tolerance {
             return nil
         }
-        let phi2 = Geodesy.radians(post.lat)
+        let phi2 = Geodesy.radians(postLat)
         let cosPhi2 = cos(phi2)
-        let dPhi = Geodesy.radians(post.lat - lat), dLambda = Geodesy.radians(post.lon - lon)
+        let dPhi = Geodesy.radians(postLat - lat), dLambda = Geodesy.radians(postLon - lon)
         let sinHalfPhi = sin(dPhi / 2), sinHalfLambda = sin(dLambda / 2)
         let a = sinHalfPhi * sinHalfPhi + viewer.cosPhi * cosPhi2 * sinHalfLambda * sinHalfLambda
         let distance = 2 * Geodesy.earthRadiusMeters * asin(min(1, sqrt(max(0, a))))
@@ -134,7 +140,7 @@ extension NearbySearch {
         if let cone, distance > cone.accuracy, Geodesy.angleDifference(bearing, cone.facing) > cone.fov / 2 {
             return nil
         }
-        return NearbyHit(id: post.id, distance: distance, bearing: bearing, createdAt: post.createdAt)
+        return NearbyHit(id: id, distance: distance, bearing: bearing, createdAt: createdAt)
     }
 }
 

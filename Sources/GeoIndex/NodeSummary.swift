@@ -1,7 +1,7 @@
-/// What an R-tree node knows of everything below it: enough to prune by space, time and tag,
-/// and to count and place a zoomed-out cluster without visiting the posts.
+/// What an R-tree node knows of everything below it: enough to prune by time, tag and floor,
+/// to test a lat/lon box, and to count and place a zoomed-out cluster without visiting the
+/// posts. The node's box around unit vectors lives in its parent, beside its siblings' boxes.
 struct NodeSummary: Sendable {
-    var box = VectorBox()
     var minLat = Double.infinity, maxLat = -Double.infinity
     var minLon = Double.infinity, maxLon = -Double.infinity
     var minTime = Int64.max, maxTime = Int64.min
@@ -10,30 +10,30 @@ struct NodeSummary: Sendable {
     var minFloor = Int16.max, maxFloor = Int16.min
     /// Bit `tag % 64` for every tag below (a superset test, never a false negative).
     var tagMask: UInt64 = 0
-    var count = 0
+    var postCount: Int32 = 0
     var sumX = 0.0, sumY = 0.0, sumZ = 0.0
+
+    var count: Int { Int(postCount) }
 
     static func tagBit(_ tag: TagID) -> UInt64 { 1 << UInt64(tag % 64) }
 
     mutating func add(_ post: IndexedPost, _ v: UnitVector) {
-        box.add(v)
         minLat = min(minLat, post.lat); maxLat = max(maxLat, post.lat)
         minLon = min(minLon, post.lon); maxLon = max(maxLon, post.lon)
         minTime = min(minTime, post.createdAt); maxTime = max(maxTime, post.createdAt)
         if let floor = post.floor { (minFloor, maxFloor) = (min(minFloor, floor), max(maxFloor, floor)) }
         tagMask |= Self.tagBit(post.tag)
-        count += 1
+        postCount += 1
         sumX += v.x; sumY += v.y; sumZ += v.z
     }
 
     mutating func add(_ other: NodeSummary) {
-        box.add(other.box)
         minLat = min(minLat, other.minLat); maxLat = max(maxLat, other.maxLat)
         minLon = min(minLon, other.minLon); maxLon = max(maxLon, other.maxLon)
         minTime = min(minTime, other.minTime); maxTime = max(maxTime, other.maxTime)
         minFloor = min(minFloor, other.minFloor); maxFloor = max(maxFloor, other.maxFloor)
         tagMask |= other.tagMask
-        count += other.count
+        postCount += other.postCount
         sumX += other.sumX; sumY += other.sumY; sumZ += other.sumZ
     }
 

@@ -1,8 +1,8 @@
-/// Posts stored column-wise by slot: coordinates as doubles (distances are computed from the
-/// stored values, exactly), heading as a double with NaN for "none", floor with a sentinel,
-/// and the post as a single-precision unit vector: a cheap lower bound on its distance that
-/// spares the trigonometry for candidates that never reach the front. 56 bytes a post;
-/// freed slots are reused.
+/// Posts stored column-wise by slot. The R-tree gives each leaf a block of slots, so a leaf's
+/// posts sit side by side in every column and a query reads a few cache lines per column,
+/// not one scattered line per post. Coordinates are doubles (distances are computed from the
+/// stored values, exactly), heading a double with NaN for "none", floor with a sentinel:
+/// 46 bytes a slot, nothing else per post.
 struct PostColumns: Sendable {
     static let noFloor = Int16.min
 
@@ -13,9 +13,8 @@ struct PostColumns: Sendable {
     private(set) var heading: [Double] = []
     private(set) var tag: [TagID] = []
     private(set) var floor: [Int16] = []
-    /// x, y, z of each post's unit vector, three floats a slot.
-    private(set) var vector: [Float] = []
-    private var freeSlots: [Int32] = []
+
+    var slotCount: Int { id.count }
 
     mutating func reserveCapacity(_ count: Int) {
         lat.reserveCapacity(count)
@@ -25,40 +24,20 @@ struct PostColumns: Sendable {
         heading.reserveCapacity(count)
         tag.reserveCapacity(count)
         floor.reserveCapacity(count)
-        vector.reserveCapacity(3 * count)
     }
 
-    var slotCount: Int { id.count }
-
-    mutating func append(_ post: IndexedPost) -> Int32 {
-        append(post, vector: UnitVector(lat: post.lat, lon: post.lon))
+    /// Adds `count` empty slots at the end (a new leaf's block).
+    mutating func grow(by count: Int) {
+        lat.append(contentsOf: repeatElement(0, count: count))
+        lon.append(contentsOf: repeatElement(0, count: count))
+        id.append(contentsOf: repeatElement(-1, count: count))
+        createdAt.append(contentsOf: repeatElement(0, count: count))
+        heading.append(contentsOf: repeatElement(.nan, count: count))
+        tag.append(contentsOf: repeatElement(0, count: count))
+        floor.append(contentsOf: repeatElement(Self.noFloor, count: count))
     }
 
-    /// The same, with the post's unit vector already computed (the bulk build has them).
-    mutating func append(_ post: IndexedPost, vector v: UnitVector) -> Int32 {
-        if let slot = freeSlots.popLast() {
-            write(post, at: Int(slot))
-            return slot
-        }
-        lat.append(post.lat)
-        lon.append(post.lon)
-        id.append(post.id)
-        createdAt.append(post.createdAt)
-        heading.append(post.heading ?? .nan)
-        tag.append(post.tag)
-        floor.append(post.floor ?? Self.noFloor)
-        vector.append(Float(v.x))
-        vector.append(Float(v.y))
-        vector.append(Float(v.z))
-        return Int32(id.count - 1)
-    }
-
-    mutating func free(_ slot: Int32) {
-        id[Int(slot)] = -1
-        freeSlots.append(slot)
-    }
-
-    private mutating func write(_ post: IndexedPost, at i: Int) {
+    mutating func write(_ post: IndexedPost, at i: Int) {
         lat[i] = post.lat
         lon[i] = post.lon
         id[i] = post.id
@@ -66,9 +45,20 @@ struct PostColumns: Sendable {
         heading[i] = post.heading ?? .nan
         tag[i] = post.tag
         floor[i] = post.floor ?? Self.noFloor
-        let v = UnitVector(lat: post.lat, lon: post.lon)
-        (vector[3 * i], vector[3 * i + 1], vector[3 * i + 2]) = (Float(v.x), Float(v.y), Float(v.z))
     }
+
+    /// Copies slot `from` over slot `to` (the leaf compacting after a removal).
+    mutating func move(from: Int, to: Int) {
+        lat[to] = lat[from]
+        lon[to] = lon[from]
+        id[to] = id[from]
+        createdAt[to] = createdAt[from]
+        heading[to] = heading[from]
+        tag[to] = tag[from]
+        floor[to] = floor[from]
+    }
+
+    mutating func clear(_ i: Int) { id[i] = -1 }
 
     /// The filter's tag, time and floor tests on a slot, without building the post.
     @inline(__always)
@@ -81,9 +71,8 @@ struct PostColumns: Sendable {
     }
 
     @inlinable
-    func post(at slot: Int32) -> IndexedPost {
-        let i = Int(slot)
-        return IndexedPost(
+    func post(at i: Int) -> IndexedPost {
+        IndexedPost(
             id: id[i], lat: lat[i], lon: lon[i], heading: heading[i].isNaN ? nil : heading[i], tag: tag[i],
             createdAt: createdAt[i], floor: floor[i] == Self.noFloor ? nil : floor[i])
     }
@@ -91,6 +80,6 @@ struct PostColumns: Sendable {
     /// Bytes held by the columns (capacity, not just count).
     var bytes: Int {
         lat.capacity * 8 + lon.capacity * 8 + id.capacity * 8 + createdAt.capacity * 8 + heading.capacity * 8
-            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2 + vector.capacity * 4 + freeSlots.capacity * 4
+            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2
     }
 }

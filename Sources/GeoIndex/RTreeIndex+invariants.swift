@@ -4,62 +4,77 @@ extension RTreeIndex {
     public func invariantViolations() -> [String] {
         var problems: [String] = []
         guard root >= 0 else {
-            if !slotOfId.isEmpty { problems.append("no root but \(slotOfId.count) posts") }
+            if slots.count > 0 { problems.append("no root but \(slots.count) posts") }
             return problems
         }
         var leafDepths = Set<Int>()
         var postsSeen = 0
-        func visit(_ node: Int32, depth: Int) -> NodeSummary {
-            let children = entries[Int(node)]
-            let isRoot = node == root
-            if !isRoot, children.count < Self.minEntries || children.count > Self.maxEntries {
-                problems.append("node \(node) holds \(children.count) entries")
-            }
-            if isRoot, children.count > Self.maxEntries { problems.append("root holds \(children.count) entries") }
+        /// Checks a subtree; returns its recomputed summary and exact box.
+        func visit(_ node: Int32, isLeaf: Bool, depth: Int) -> (NodeSummary, VectorBox) {
+            let isRoot = node == root && isLeaf == rootIsLeaf
             var recomputed = NodeSummary()
-            if isLeaf[Int(node)] {
+            var box = VectorBox()
+            let stored: NodeSummary
+            if isLeaf {
                 leafDepths.insert(depth)
-                for slot in children {
-                    if leafOfSlot[Int(slot)] != node { problems.append("slot \(slot) points to leaf \(leafOfSlot[Int(slot)]), not \(node)") }
+                let fill = Int(leafFill[Int(node)])
+                if !isRoot, fill < Self.minLeafFill || fill > Self.leafCapacity { problems.append("leaf \(node) holds \(fill) posts") }
+                let base = Int(node) * Self.leafCapacity
+                for slot in base..<(base + Self.leafCapacity) {
+                    let id = columns.id[slot]
+                    guard slot < base + fill else {
+                        if id != -1 { problems.append("unused slot \(slot) of leaf \(node) holds post \(id)") }
+                        continue
+                    }
                     let post = columns.post(at: slot)
-                    if slotOfId[post.id] != slot { problems.append("post \(post.id) is not found at slot \(slot)") }
-                    recomputed.add(post, UnitVector(lat: post.lat, lon: post.lon))
+                    if slots.slot(of: id, ids: columns.id) != Int32(slot) { problems.append("post \(id) is not found at slot \(slot)") }
+                    let vector = UnitVector(lat: post.lat, lon: post.lon)
+                    recomputed.add(post, vector)
+                    box.add(vector)
                     postsSeen += 1
                 }
+                stored = leafSummary[Int(node)]
             } else {
-                if isRoot, children.count < 2 { problems.append("inner root with \(children.count) children") }
-                for child in children {
-                    if parent[Int(child)] != node { problems.append("node \(child) has parent \(parent[Int(child)]), not \(node)") }
-                    let below = visit(child, depth: depth + 1)
-                    if !summaries[Int(child)].box.contains(below.box) { problems.append("node \(child)'s box misses its contents") }
+                let fill = Int(nodeFill[Int(node)])
+                if !isRoot, fill < Self.minFanout || fill > Self.fanout { problems.append("node \(node) holds \(fill) children") }
+                if isRoot, fill < 2 { problems.append("inner root with \(fill) children") }
+                let leaves = childrenAreLeaves[Int(node)]
+                for k in 0..<fill {
+                    let child = children[Int(node) * Self.fanout + k]
+                    let parent = leaves ? leafParent[Int(child)] : nodeParent[Int(child)]
+                    if parent != node { problems.append("child \(child) of \(node) has parent \(parent)") }
+                    let (below, belowBox) = visit(child, isLeaf: leaves, depth: depth + 1)
+                    if !childBoxes[Int(node) * Self.fanout + k].contains(belowBox) { problems.append("child \(child)'s box misses its contents") }
                     recomputed.add(below)
+                    box.add(belowBox)
                 }
+                stored = nodeSummary[Int(node)]
             }
-            let stored = summaries[Int(node)]
-            if boxes[Int(node)] != stored.box { problems.append("node \(node)'s box mirror is stale") }
-            if !stored.box.contains(recomputed.box) { problems.append("node \(node)'s box misses its children") }
-            if stored.count != recomputed.count { problems.append("node \(node) counts \(stored.count), holds \(recomputed.count)") }
-            if stored.minTime > recomputed.minTime || stored.maxTime < recomputed.maxTime { problems.append("node \(node)'s times miss") }
-            if recomputed.tagMask & ~stored.tagMask != 0 { problems.append("node \(node)'s tag mask misses tags") }
-            if stored.minFloor > recomputed.minFloor || stored.maxFloor < recomputed.maxFloor { problems.append("node \(node)'s floors miss") }
+            let name = "\(isLeaf ? "leaf" : "node") \(node)"
+            if stored.count != recomputed.count { problems.append("\(name) counts \(stored.count), holds \(recomputed.count)") }
+            if stored.minTime > recomputed.minTime || stored.maxTime < recomputed.maxTime { problems.append("\(name)'s times miss") }
+            if recomputed.tagMask & ~stored.tagMask != 0 { problems.append("\(name)'s tag mask misses tags") }
+            if stored.minFloor > recomputed.minFloor || stored.maxFloor < recomputed.maxFloor { problems.append("\(name)'s floors miss") }
             if stored.minLat > recomputed.minLat || stored.maxLat < recomputed.maxLat || stored.minLon > recomputed.minLon
                 || stored.maxLon < recomputed.maxLon
             {
-                problems.append("node \(node)'s lat/lon bounds miss")
+                problems.append("\(name)'s lat/lon bounds miss")
             }
-            return recomputed
+            return (recomputed, box)
         }
-        _ = visit(root, depth: 0)
+        _ = visit(root, isLeaf: rootIsLeaf, depth: 0)
         if leafDepths.count > 1 { problems.append("leaves at depths \(leafDepths.sorted())") }
-        if postsSeen != slotOfId.count { problems.append("tree holds \(postsSeen) posts, map \(slotOfId.count)") }
+        if postsSeen != slots.count { problems.append("tree holds \(postsSeen) posts, map \(slots.count)") }
         return problems
     }
 
-    /// Bytes the index holds: columns, id map, tree (capacities, estimated for dictionaries).
+    /// Bytes the index holds: columns, id map, tree (array capacities).
     public var approximateBytes: Int {
-        let nodeBytes = summaries.capacity * MemoryLayout<NodeSummary>.stride + boxes.capacity * MemoryLayout<VectorBox>.stride
-            + entries.reduce(0) { $0 + $1.capacity * 4 + 32 } + isLeaf.capacity + parent.capacity * 4
-        let mapBytes = slotOfId.capacity * (MemoryLayout<Int64>.stride + MemoryLayout<Int32>.stride) + leafOfSlot.capacity * 4
-        return columns.bytes + nodeBytes + mapBytes
+        let leafBytes = leafFill.capacity + leafParent.capacity * 4 + leafSummary.capacity * MemoryLayout<NodeSummary>.stride
+            + freeLeaves.capacity * 4
+        let nodeBytes = children.capacity * 4 + childBoxes.capacity * MemoryLayout<FloatBox>.stride + nodeFill.capacity
+            + childrenAreLeaves.capacity + nodeParent.capacity * 4 + nodeSummary.capacity * MemoryLayout<NodeSummary>.stride
+            + freeNodes.capacity * 4
+        return columns.bytes + slots.bytes + leafBytes + nodeBytes
     }
 }

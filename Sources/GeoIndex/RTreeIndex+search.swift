@@ -1,38 +1,49 @@
+import Foundation
+
 /// Best-first searches over the R-tree.
 extension RTreeIndex {
     /// Posts matching the search, in its order, strictly after its cursor, at most `limit`.
     ///
     /// Best-first: nodes enter the frontier keyed by a lower bound on their distance (or by
-    /// their newest time); a post enters keyed by a cheap lower bound from its single-precision
-    /// vector, and is evaluated exactly (haversine, bearing, cone, heading) only when it reaches
-    /// the front. Every bound is at most the true value, so the order is exact.
+    /// their newest time); a post enters keyed by a cheap lower bound from its coordinates, and
+    /// is evaluated exactly (haversine, bearing, cone, heading) only when it reaches the front.
+    /// Every bound is at most the true value, so the order is exact.
     public func nearby(_ search: NearbySearch) -> [NearbyHit] {
         guard root >= 0, search.limit > 0 else { return [] }
         let centre = UnitVector(lat: search.lat, lon: search.lon)
         let (qx, qy, qz) = (Float(centre.x), Float(centre.y), Float(centre.z))
         let earth = Geodesy.earthRadiusMeters
-        // A chord is never longer than its arc, so R·chord bounds a distance from below. The
-        // margins cover rounding: ~1e-15 on double chords, ~1e-7 (under a metre) on floats.
-        let nodeChordLimit = search.radius / earth * (1 + 1e-9) + 1e-12
+        // A chord is never longer than its arc, so R·chord bounds a distance from below. Boxes
+        // and the centre are single precision: the 3 m margin covers their rounding (~2e-7 of
+        // the unit sphere, about 1.3 m).
+        let nodeMargin = 3.0
+        let nodeChordLimit = Float((search.radius + nodeMargin) / earth * (1 + 1e-6))
         let nodeChordLimitSquared = nodeChordLimit * nodeChordLimit
-        let postMargin = 3.0
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
         let byDistance = search.order == .distance
         let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
             || search.filter.floor != nil
         let viewer = ViewerTrigonometry(lat: search.lat)
+        let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi)
         var frontier = NearbyFrontier()
         var exact: [NearbyHit] = []
         var found: [NearbyHit] = []
-        found.reserveCapacity(search.limit)
-        frontier.push(.init(key: -.infinity, tie: 0, ref: root, state: .node))
+        found.reserveCapacity(min(search.limit, 64))
+        frontier.push(.init(key: -.infinity, tie: 0, ref: root, state: rootIsLeaf ? .leaf : .node))
         while let next = frontier.pop() {
             switch next.state {
             case .exactPost:
                 found.append(exact[Int(next.ref)])
                 if found.count == search.limit { return found }
             case .candidatePost:
-                guard let hit = search.hit(for: columns.post(at: next.ref), viewer: viewer) else { continue }
+                let i = Int(next.ref)
+                // The heading column is read only when a filter needs it: one cache line less.
+                let heading = search.headingFilter == nil ? .nan : columns.heading[i]
+                guard
+                    let hit = search.hit(
+                        id: columns.id[i], lat: columns.lat[i], lon: columns.lon[i], heading: heading.isNaN ? nil : heading,
+                        createdAt: columns.createdAt[i], viewer: viewer)
+                else { continue }
                 if let after = search.after, !hit.comes(after: after) { continue }
                 if byDistance {
                     // Strictly ahead of everything else waiting: it is next, no need to queue it.
@@ -48,38 +59,46 @@ extension RTreeIndex {
                     found.append(hit)
                     if found.count == search.limit { return found }
                 }
+            case .leaf:
+                let leaf = Int(next.ref)
+                let base = leaf * Self.leafCapacity
+                let cosLeaf = leafSummary[leaf].cosLatLowerBound
+                for i in base..<(base + Int(leafFill[leaf])) {
+                    guard columns.passesAttributes(i, search.filter) else { continue }
+                    let bound = postBound.metres(lat: columns.lat[i], lon: columns.lon[i], cosLat: cosLeaf)
+                    guard bound <= search.radius else { continue }
+                    if byDistance {
+                        // Candidates tie by slot: the order they are evaluated in never shows
+                        // (exact posts tie by id), and the id column stays unread until then.
+                        frontier.push(.init(key: bound, tie: Int64(i), ref: Int32(i), state: .candidatePost))
+                    } else {
+                        let id = columns.id[i]
+                        let time = columns.createdAt[i]
+                        if case .newest(let t, let afterId)? = search.after, !(time < t || (time == t && id < afterId)) { continue }
+                        frontier.push(.init(key: -Double(time), tie: -id, ref: Int32(i), state: .candidatePost))
+                    }
+                }
             case .node:
                 let node = Int(next.ref)
-                if isLeaf[node] {
-                    for slot in entries[node] {
-                        let i = Int(slot)
-                        guard columns.passesAttributes(i, search.filter) else { continue }
-                        let dx = columns.vector[3 * i] - qx, dy = columns.vector[3 * i + 1] - qy, dz = columns.vector[3 * i + 2] - qz
-                        let bound = earth * Double(dx * dx + dy * dy + dz * dz).squareRoot() - postMargin
-                        guard bound <= search.radius else { continue }
-                        let id = columns.id[i]
-                        if byDistance {
-                            frontier.push(.init(key: bound, tie: id, ref: slot, state: .candidatePost))
-                        } else {
-                            let time = columns.createdAt[i]
-                            if case .newest(let t, let afterId)? = search.after, !(time < t || (time == t && id < afterId)) { continue }
-                            frontier.push(.init(key: -Double(time), tie: -id, ref: slot, state: .candidatePost))
+                let base = node * Self.fanout
+                let leaves = childrenAreLeaves[node]
+                let state: NearbyFrontier.State = leaves ? .leaf : .node
+                for k in base..<(base + Int(nodeFill[node])) {
+                    // Most children fail on the squared chord, before any square root.
+                    let squared = childBoxes[k].squaredDistance(qx, qy, qz)
+                    guard squared <= nodeChordLimitSquared else { continue }
+                    let bound = earth * Double(squared).squareRoot() - nodeMargin
+                    let child = children[k]
+                    if needsSummaries || !byDistance {
+                        let summary = leaves ? leafSummary[Int(child)] : nodeSummary[Int(child)]
+                        guard summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
+                        if !byDistance {
+                            if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
+                            frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: state))
+                            continue
                         }
                     }
-                    continue
-                }
-                for child in entries[node] {
-                    let squared = boxes[Int(child)].squaredDistance(to: centre)
-                    guard squared <= nodeChordLimitSquared else { continue }
-                    if needsSummaries, !summaries[Int(child)].mayMatch(search.filter, tagMask: wantedTags) { continue }
-                    if byDistance {
-                        let bound = earth * squared.squareRoot() * (1 - 1e-9) - 1e-5
-                        frontier.push(.init(key: bound, tie: 0, ref: child, state: .node))
-                    } else {
-                        let summary = summaries[Int(child)]
-                        if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
-                        frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: .node))
-                    }
+                    frontier.push(.init(key: bound, tie: 0, ref: child, state: state))
                 }
             }
         }
@@ -90,32 +109,32 @@ extension RTreeIndex {
     public func browse(_ search: AreaSearch) -> [IndexedPost] {
         guard root >= 0, search.limit > 0 else { return [] }
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
-        var frontier = MinHeap<(key: Double, tie: Int64, node: Int32, post: IndexedPost?)>(less: { a, b in
+        // A post is pushed with `node` -1; leaves and inner nodes are told apart by `isLeaf`.
+        var frontier = MinHeap<(key: Double, tie: Int64, node: Int32, isLeaf: Bool, post: IndexedPost?)>(less: { a, b in
             if a.key != b.key { return a.key < b.key }
             if (a.node >= 0) != (b.node >= 0) { return a.node >= 0 }
             return a.tie < b.tie
         })
         var found: [IndexedPost] = []
-        frontier.push((-.infinity, 0, root, nil))
+        frontier.push((-.infinity, 0, root, rootIsLeaf, nil))
         while let next = frontier.pop() {
             if let post = next.post {
                 found.append(post)
                 if found.count == search.limit { break }
                 continue
             }
-            let node = Int(next.node)
-            if isLeaf[node] {
-                for slot in entries[node] {
+            if next.isLeaf {
+                let base = Int(next.node) * Self.leafCapacity
+                for slot in base..<(base + Int(leafFill[Int(next.node)])) {
                     let post = columns.post(at: slot)
-                    if search.matches(post) { frontier.push((-Double(post.createdAt), -post.id, -1, post)) }
+                    if search.matches(post) { frontier.push((-Double(post.createdAt), -post.id, -1, false, post)) }
                 }
                 continue
             }
-            for child in entries[node] {
-                let summary = summaries[Int(child)]
-                guard summary.mayIntersect(search.box), summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
-                if let after = search.after, summary.minTime > after.createdAt { continue }
-                frontier.push((-Double(summary.maxTime), 0, child, nil))
+            forEachChild(of: next.node) { child, isLeaf, summary in
+                guard summary.mayIntersect(search.box), summary.mayMatch(search.filter, tagMask: wantedTags) else { return }
+                if let after = search.after, summary.minTime > after.createdAt { return }
+                frontier.push((-Double(summary.maxTime), 0, child, isLeaf, nil))
             }
         }
         return found
@@ -139,9 +158,9 @@ extension RTreeIndex {
         guard root >= 0 else { return ([], 0) }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
         let tagBitsAreExact = highestTag < 64
-        var stack: [Int32] = [root]
-        while let node = stack.popLast() {
-            let summary = summaries[Int(node)]
+        var stack: [(node: Int32, isLeaf: Bool)] = [(root, rootIsLeaf)]
+        while let (node, isLeaf) = stack.popLast() {
+            let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
             guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags) else { continue }
             if summary.count > 1, summary.isInside(box), summary.allMatch(filter, tagBitsAreExact: tagBitsAreExact),
                 grid.addWhole(summary)
@@ -149,15 +168,16 @@ extension RTreeIndex {
                 total += summary.count
                 continue
             }
-            if isLeaf[Int(node)] {
-                for slot in entries[Int(node)] {
+            if isLeaf {
+                let base = Int(node) * Self.leafCapacity
+                for slot in base..<(base + Int(leafFill[Int(node)])) {
                     let post = columns.post(at: slot)
                     guard box.contains(lat: post.lat, lon: post.lon), filter.matches(post) else { continue }
                     grid.add(post)
                     total += 1
                 }
             } else {
-                stack += entries[Int(node)]
+                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf)) }
             }
         }
         return (grid.clusters(), total)
@@ -167,16 +187,59 @@ extension RTreeIndex {
     func forEachPost(in box: GeoBox, filter: PostFilter, _ body: (IndexedPost) -> Void) {
         guard root >= 0 else { return }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
-        var stack: [Int32] = [root]
-        while let node = stack.popLast() {
-            let summary = summaries[Int(node)]
+        var stack: [(node: Int32, isLeaf: Bool)] = [(root, rootIsLeaf)]
+        while let (node, isLeaf) = stack.popLast() {
+            let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
             guard summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags) else { continue }
-            if isLeaf[Int(node)] {
-                for slot in entries[Int(node)] { body(columns.post(at: slot)) }
+            if isLeaf {
+                let base = Int(node) * Self.leafCapacity
+                for slot in base..<(base + Int(leafFill[Int(node)])) { body(columns.post(at: slot)) }
             } else {
-                stack += entries[Int(node)]
+                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf)) }
             }
         }
+    }
+
+    /// Calls `body` with each child of an inner node, whether it is a leaf, and its summary.
+    func forEachChild(of node: Int32, _ body: (Int32, Bool, NodeSummary) -> Void) {
+        let base = Int(node) * Self.fanout
+        let leaves = childrenAreLeaves[Int(node)]
+        for k in base..<(base + Int(nodeFill[Int(node)])) {
+            let child = children[k]
+            body(child, leaves, leaves ? leafSummary[Int(child)] : nodeSummary[Int(child)])
+        }
+    }
+}
+
+/// A lower bound on the haversine distance from the viewer to a post, from plain arithmetic:
+/// `sin x >= x - x³/6` for `x >= 0` bounds both half-angle sines from below, a leaf's smallest
+/// `cos φ` bounds the post's, and `asin s >= s`. About 1e-9 below the truth for nearby posts,
+/// so the trigonometry is spared for posts that never reach the front of the walk.
+struct PostDistanceBound {
+    let lat: Double
+    let lon: Double
+    let cosLat: Double
+
+    @inline(__always)
+    func metres(lat postLat: Double, lon postLon: Double, cosLat postCosLowerBound: Double) -> Double {
+        let halfPhi = abs(postLat - lat) * (.pi / 360)
+        var dLon = abs(postLon - lon)
+        if dLon > 180 { dLon = 360 - dLon }
+        let halfLambda = dLon * (.pi / 360)
+        let sinPhi = halfPhi * (1 - halfPhi * halfPhi * (1.0 / 6))
+        let sinLambda = halfLambda * (1 - halfLambda * halfLambda * (1.0 / 6))
+        let a = sinPhi * sinPhi + cosLat * postCosLowerBound * sinLambda * sinLambda
+        // The relative margin covers rounding in this and in the exact formula.
+        return 2 * Geodesy.earthRadiusMeters * a.squareRoot() * (1 - 1e-9) - 1e-6
+    }
+}
+
+extension NodeSummary {
+    /// A lower bound on `cos φ` for every post below: cos falls with |φ|.
+    var cosLatLowerBound: Double {
+        guard postCount > 0 else { return 0 }
+        let widest = max(abs(minLat), abs(maxLat))
+        return max(0, cos(Geodesy.radians(widest)) * (1 - 1e-12) - 1e-15)
     }
 }
 
@@ -185,10 +248,11 @@ struct NearbyFrontier {
     enum State: UInt8 {
         /// Ordered first among equal keys: a node may hold a post that ties.
         case node = 0
+        case leaf = 1
         /// A post keyed by a lower bound, not yet evaluated.
-        case candidatePost = 1
+        case candidatePost = 2
         /// A post keyed by its exact distance.
-        case exactPost = 2
+        case exactPost = 3
     }
 
     struct Entry {

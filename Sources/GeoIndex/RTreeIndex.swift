@@ -1,274 +1,437 @@
+import Foundation
+
 /// An R-tree over posts as unit vectors, bulk-loaded by sort-tile-recursive packing, with
 /// inserts (split by the widest axis) and removals (condensing underfull nodes).
 ///
-/// Every node carries a `NodeSummary`, so a query prunes by distance (chord to the node's box,
-/// an exact lower bound), by time and by tag, and walks best-first: nearest first, or newest
-/// first, stopping as soon as the page is full. Posts live column-wise in slots; the tree holds
-/// slot numbers.
+/// Laid out for the cache: a leaf owns a block of 32 slots in the post columns, so its posts
+/// are contiguous in every column and need no list of their own; an inner node holds its
+/// children's numbers and their boxes (single precision, rounded outwards) side by side. Every
+/// node also has a `NodeSummary`, so a query prunes by distance, time, tag and floor, and walks
+/// best-first: nearest first, or newest first, stopping as soon as the page is full.
 public struct RTreeIndex: Sendable {
-    static let maxEntries = 16
-    static let minEntries = 6
+    static let leafCapacity = 32
+    static let minLeafFill = 12
+    static let fanout = 16
+    static let minFanout = 6
 
-    // Posts, column-wise, by slot.
+    // Posts, column-wise: leaf L holds slots L*32 ..< L*32 + leafFill[L].
     var columns = PostColumns()
-    var slotOfId: [Int64: Int32] = [:]
-    var leafOfSlot: [Int32] = []
+    var slots = SlotMap()
 
-    // Nodes, by node number. `boxes` mirrors `summaries[n].box`: the nearest-first walk reads
-    // only boxes, and 48 bytes a child instead of a whole summary keeps it in cache.
-    var summaries: [NodeSummary] = []
-    var boxes: [VectorBox] = []
-    var entries: [[Int32]] = []
-    var isLeaf: [Bool] = []
-    var parent: [Int32] = []
+    // Leaves, by leaf number.
+    var leafFill: [UInt8] = []
+    var leafParent: [Int32] = []
+    var leafSummary: [NodeSummary] = []
+    var freeLeaves: [Int32] = []
+
+    // Inner nodes, by node number: child k of node n is `children[n*16 + k]`, a leaf number if
+    // `childrenAreLeaves[n]`, else a node number; its box is `childBoxes[n*16 + k]`.
+    var children: [Int32] = []
+    var childBoxes: [FloatBox] = []
+    var nodeFill: [UInt8] = []
+    var childrenAreLeaves: [Bool] = []
+    var nodeParent: [Int32] = []
+    var nodeSummary: [NodeSummary] = []
     var freeNodes: [Int32] = []
+
+    /// A node number, or a leaf number when `rootIsLeaf`; -1 when empty.
     var root: Int32 = -1
+    var rootIsLeaf = true
     /// The highest tag id stored: below 64, a node's tag mask is exact.
     var highestTag: TagID = 0
 
     public init() {}
 
+    public var count: Int { slots.count }
+
+    public func contains(id: Int64) -> Bool { slots.slot(of: id, ids: columns.id) != nil }
+
+    // MARK: - Bulk build
+
     /// Builds the tree from scratch: one sort per axis and level, every node well filled.
-    /// Posts are stored in leaf order, so a leaf's posts sit side by side in memory. Of posts
-    /// sharing an id, the last one given is kept.
-    public init(bulk posts: [IndexedPost]) {
-        // The id map is needed anyway; filled first, it also finds the duplicates.
-        slotOfId.reserveCapacity(posts.count)
-        for (index, post) in posts.enumerated() { slotOfId[post.id] = Int32(index) }
-        guard !slotOfId.isEmpty else { return }
-        let distinct = slotOfId.count == posts.count ? posts : posts.enumerated().filter { slotOfId[$0.element.id] == Int32($0.offset) }.map(\.element)
-        let vectors = distinct.map { UnitVector(lat: $0.lat, lon: $0.lon) }
-        let leafGroups = Self.packSortTileRecursive(Array(distinct.indices), centres: vectors)
-        columns.reserveCapacity(distinct.count)
-        leafOfSlot = Array(repeating: -1, count: distinct.count)
+    /// Of posts sharing an id, the last one given is kept.
+    public init(bulk given: [IndexedPost]) {
+        let posts = Self.lastOfEachId(given)
+        guard !posts.isEmpty else { return }
+        let vectors = posts.map { UnitVector(lat: $0.lat, lon: $0.lon) }
+        let groups = Self.packSortTileRecursive(Array(posts.indices), centres: vectors, capacity: Self.leafCapacity)
+        columns.reserveCapacity(groups.count * Self.leafCapacity)
         var level: [Int32] = []
-        var centres: [UnitVector] = []
-        for group in leafGroups {
-            let leaf = newNode(leaf: true)
+        var boxes: [VectorBox] = []
+        for group in groups {
+            let leaf = newLeaf()
+            let base = Int(leaf) * Self.leafCapacity
             var summary = NodeSummary()
-            var slots: [Int32] = []
-            slots.reserveCapacity(group.count)
-            for index in group {
-                let post = distinct[index]
-                let slot = columns.append(post, vector: vectors[index])
-                slotOfId[post.id] = slot
-                highestTag = max(highestTag, post.tag)
-                slots.append(slot)
-                leafOfSlot[Int(slot)] = leaf
-                summary.add(post, vectors[index])
+            var box = VectorBox()
+            for (k, index) in group.enumerated() {
+                columns.write(posts[index], at: base + k)
+                highestTag = max(highestTag, posts[index].tag)
+                summary.add(posts[index], vectors[index])
+                box.add(vectors[index])
             }
-            entries[Int(leaf)] = slots
-            summaries[Int(leaf)] = summary
-            boxes[Int(leaf)] = summary.box
+            leafFill[Int(leaf)] = UInt8(group.count)
+            leafSummary[Int(leaf)] = summary
             level.append(leaf)
-            centres.append(summary.box.centre)
+            boxes.append(box)
         }
+        var levelIsLeaves = true
         while level.count > 1 {
             var nextLevel: [Int32] = []
-            var nextCentres: [UnitVector] = []
-            for group in Self.packSortTileRecursive(Array(level.indices), centres: centres) {
-                let node = newNode(leaf: false)
-                entries[Int(node)] = group.map { level[$0] }
-                for child in entries[Int(node)] { parent[Int(child)] = node }
-                recomputeSummary(node)
+            var nextBoxes: [VectorBox] = []
+            for group in Self.packSortTileRecursive(Array(level.indices), centres: boxes.map(\.centre), capacity: Self.fanout) {
+                let node = newNode(childrenAreLeaves: levelIsLeaves)
+                var box = VectorBox()
+                for index in group {
+                    append(child: level[index], box: FloatBox(boxes[index]), to: node)
+                    box.add(boxes[index])
+                }
+                recomputeSummary(ofNode: node)
                 nextLevel.append(node)
-                nextCentres.append(summaries[Int(node)].box.centre)
+                nextBoxes.append(box)
             }
             level = nextLevel
-            centres = nextCentres
+            boxes = nextBoxes
+            levelIsLeaves = false
         }
         root = level[0]
+        rootIsLeaf = levelIsLeaves
+        slots = SlotMap(expected: posts.count)
+        for slot in 0..<columns.slotCount where columns.id[slot] >= 0 {
+            slots.insert(columns.id[slot], slot: Int32(slot), ids: columns.id)
+        }
     }
 
-    public var count: Int { slotOfId.count }
-
-    public func contains(id: Int64) -> Bool { slotOfId[id] != nil }
+    /// The posts with duplicates dropped, the last of each id kept. Posts loaded from the
+    /// database come in ascending id order, which is checked in one pass without hashing.
+    static func lastOfEachId(_ posts: [IndexedPost]) -> [IndexedPost] {
+        if zip(posts, posts.dropFirst()).allSatisfy({ $0.id < $1.id }) { return posts }
+        var lastIndex: [Int64: Int] = [:]
+        lastIndex.reserveCapacity(posts.count)
+        for (index, post) in posts.enumerated() { lastIndex[post.id] = index }
+        return posts.enumerated().filter { lastIndex[$0.element.id] == $0.offset }.map(\.element)
+    }
 
     // MARK: - Changes
 
     public mutating func insert(_ post: IndexedPost) {
         remove(id: post.id)
-        let slot = columns.append(post)
-        slotOfId[post.id] = slot
         highestTag = max(highestTag, post.tag)
-        if Int(slot) >= leafOfSlot.count { leafOfSlot.append(-1) }
-        insert(slot: slot)
+        let vector = UnitVector(lat: post.lat, lon: post.lon)
+        if root < 0 {
+            root = newLeaf()
+            rootIsLeaf = true
+        }
+        // Descend by least enlargement, widening boxes and summaries on the way down.
+        var leaf = root
+        if !rootIsLeaf {
+            var node = root
+            let point = FloatBox(vector)
+            while true {
+                nodeSummary[Int(node)].add(post, vector)
+                let k = chooseChild(of: node, for: point)
+                childBoxes[Int(node) * Self.fanout + k].add(point)
+                let child = children[Int(node) * Self.fanout + k]
+                if childrenAreLeaves[Int(node)] {
+                    leaf = child
+                    break
+                }
+                node = child
+            }
+        }
+        let fill = Int(leafFill[Int(leaf)])
+        if fill < Self.leafCapacity {
+            let slot = Int(leaf) * Self.leafCapacity + fill
+            columns.write(post, at: slot)
+            slots.insert(post.id, slot: Int32(slot), ids: columns.id)
+            leafFill[Int(leaf)] += 1
+            leafSummary[Int(leaf)].add(post, vector)
+            return
+        }
+        splitLeaf(leaf, adding: post)
     }
 
     @discardableResult
     public mutating func remove(id: Int64) -> IndexedPost? {
-        guard let slot = slotOfId.removeValue(forKey: id) else { return nil }
+        guard let found = slots.remove(id, ids: columns.id) else { return nil }
+        let slot = Int(found)
         let removed = columns.post(at: slot)
-        let leaf = leafOfSlot[Int(slot)]
-        entries[Int(leaf)].removeAll { $0 == slot }
-        leafOfSlot[Int(slot)] = -1
-        columns.free(slot)
+        let leaf = Int32(slot / Self.leafCapacity)
+        let last = Int(leaf) * Self.leafCapacity + Int(leafFill[Int(leaf)]) - 1
+        if slot != last {
+            slots.move(columns.id[last], to: Int32(slot), ids: columns.id)
+            columns.move(from: last, to: slot)
+        }
+        columns.clear(last)
+        leafFill[Int(leaf)] -= 1
         condense(from: leaf)
         return removed
     }
 
-    private mutating func insert(slot: Int32) {
-        let post = columns.post(at: slot)
-        let vector = UnitVector(lat: post.lat, lon: post.lon)
-        if root < 0 { root = newNode(leaf: true) }
-        var node = root
-        while !isLeaf[Int(node)] {
-            summaries[Int(node)].add(post, vector)
-            boxes[Int(node)] = summaries[Int(node)].box
-            node = chooseChild(of: node, for: vector)
-        }
-        summaries[Int(node)].add(post, vector)
-        boxes[Int(node)] = summaries[Int(node)].box
-        entries[Int(node)].append(slot)
-        leafOfSlot[Int(slot)] = node
-        while entries[Int(node)].count > Self.maxEntries {
-            node = split(node)
-        }
-    }
-
-    /// The child whose box grows least (then the smaller one) to take the vector.
-    private func chooseChild(of node: Int32, for vector: UnitVector) -> Int32 {
-        var best: Int32 = -1
+    /// The child whose box grows least (then the smaller one) to take the point.
+    private func chooseChild(of node: Int32, for point: FloatBox) -> Int {
+        var best = 0
         var bestGrowth = Double.infinity, bestMargin = Double.infinity
-        var point = VectorBox()
-        point.add(vector)
-        for child in entries[Int(node)] {
-            let box = summaries[Int(child)].box
+        let base = Int(node) * Self.fanout
+        for k in 0..<Int(nodeFill[Int(node)]) {
+            let box = childBoxes[base + k]
             let margin = box.margin
             let growth = box.union(point).margin - margin
             if growth < bestGrowth || (growth == bestGrowth && margin < bestMargin) {
-                (best, bestGrowth, bestMargin) = (child, growth, margin)
+                (best, bestGrowth, bestMargin) = (k, growth, margin)
             }
         }
         return best
     }
 
-    /// Splits an overfull node in two halves along its widest axis; returns the parent, which
-    /// may now be overfull itself.
-    private mutating func split(_ node: Int32) -> Int32 {
-        let leaf = isLeaf[Int(node)]
-        let centres = entries[Int(node)].map { child in
-            if leaf {
-                let post = columns.post(at: child)
-                return (child, UnitVector(lat: post.lat, lon: post.lon))
-            }
-            return (child, summaries[Int(child)].box.centre)
-        }
-        let box = summaries[Int(node)].box
+    /// Splits a full leaf taking one more post: the 33 posts are halved along the widest axis
+    /// of their vectors, one half staying, the other moving to a new leaf beside it.
+    private mutating func splitLeaf(_ leaf: Int32, adding post: IndexedPost) {
+        let base = Int(leaf) * Self.leafCapacity
+        var posts = (base..<(base + Int(leafFill[Int(leaf)]))).map { columns.post(at: $0) }
+        for moving in posts { slots.remove(moving.id, ids: columns.id) }
+        posts.append(post)
+        let vectors = posts.map { UnitVector(lat: $0.lat, lon: $0.lon) }
+        var box = VectorBox()
+        for v in vectors { box.add(v) }
         let spreads = [box.maxX - box.minX, box.maxY - box.minY, box.maxZ - box.minZ]
         let axis = spreads.firstIndex(of: spreads.max()!)!
-        let sorted = centres.sorted { $0.1[axis] < $1.1[axis] }.map(\.0)
-        let half = sorted.count / 2
-        let sibling = newNode(leaf: leaf)
-        entries[Int(node)] = Array(sorted[..<half])
-        entries[Int(sibling)] = Array(sorted[half...])
-        for child in entries[Int(sibling)] {
-            if leaf { leafOfSlot[Int(child)] = sibling } else { parent[Int(child)] = sibling }
+        let order = posts.indices.sorted { vectors[$0][axis] < vectors[$1][axis] }
+        let half = order.count / 2
+        let sibling = newLeaf()
+        fillLeaf(leaf, with: order[..<half].map { posts[$0] })
+        fillLeaf(sibling, with: order[half...].map { posts[$0] })
+        attachSibling(sibling, isLeaf: true, after: leaf, isLeafNode: true)
+    }
+
+    /// Writes posts into a leaf's block from its start, maps them, and recomputes its summary.
+    private mutating func fillLeaf(_ leaf: Int32, with posts: [IndexedPost]) {
+        let base = Int(leaf) * Self.leafCapacity
+        for k in 0..<Self.leafCapacity { columns.clear(base + k) }
+        for (k, post) in posts.enumerated() {
+            columns.write(post, at: base + k)
+            slots.insert(post.id, slot: Int32(base + k), ids: columns.id)
         }
-        recomputeSummary(node)
-        recomputeSummary(sibling)
-        if node == root {
-            let newRoot = newNode(leaf: false)
-            entries[Int(newRoot)] = [node, sibling]
-            parent[Int(node)] = newRoot
-            parent[Int(sibling)] = newRoot
-            recomputeSummary(newRoot)
+        leafFill[Int(leaf)] = UInt8(posts.count)
+        recomputeSummary(ofLeaf: leaf)
+    }
+
+    /// After `node` (a leaf or inner node) was split into itself and `sibling`: refreshes
+    /// node's box in its parent and adds the sibling there, splitting upwards as needed; a
+    /// split root gets a new root above it.
+    private mutating func attachSibling(_ sibling: Int32, isLeaf siblingIsLeaf: Bool, after node: Int32, isLeafNode: Bool) {
+        let parent = isLeafNode ? leafParent[Int(node)] : nodeParent[Int(node)]
+        if parent < 0 {
+            let newRoot = newNode(childrenAreLeaves: isLeafNode)
+            append(child: node, box: box(of: node, isLeaf: isLeafNode), to: newRoot)
+            append(child: sibling, box: box(of: sibling, isLeaf: siblingIsLeaf), to: newRoot)
+            recomputeSummary(ofNode: newRoot)
             root = newRoot
-            return newRoot
+            rootIsLeaf = false
+            return
         }
-        let up = parent[Int(node)]
-        entries[Int(up)].append(sibling)
-        parent[Int(sibling)] = up
-        return up
+        let k = childIndex(of: node, in: parent)
+        childBoxes[Int(parent) * Self.fanout + k] = box(of: node, isLeaf: isLeafNode)
+        if Int(nodeFill[Int(parent)]) < Self.fanout {
+            append(child: sibling, box: box(of: sibling, isLeaf: siblingIsLeaf), to: parent)
+            return
+        }
+        // The parent is full: split its 17 children along the widest axis of their centres.
+        let base = Int(parent) * Self.fanout
+        var entries = (0..<Self.fanout).map { (ref: children[base + $0], box: childBoxes[base + $0]) }
+        entries.append((sibling, box(of: sibling, isLeaf: siblingIsLeaf)))
+        let all = entries.reduce(FloatBox()) { $0.union($1.box) }
+        let spreads = [all.maxX - all.minX, all.maxY - all.minY, all.maxZ - all.minZ]
+        let axis = spreads.firstIndex(of: spreads.max()!)!
+        entries.sort { $0.box.centre[axis] < $1.box.centre[axis] }
+        let half = entries.count / 2
+        let uncle = newNode(childrenAreLeaves: childrenAreLeaves[Int(parent)])
+        nodeFill[Int(parent)] = 0
+        for entry in entries[..<half] { append(child: entry.ref, box: entry.box, to: parent) }
+        for entry in entries[half...] { append(child: entry.ref, box: entry.box, to: uncle) }
+        recomputeSummary(ofNode: parent)
+        recomputeSummary(ofNode: uncle)
+        attachSibling(uncle, isLeaf: false, after: parent, isLeafNode: false)
     }
 
-    /// After a removal: recomputes summaries up to the root, dissolving underfull nodes and
-    /// reinserting their posts, and shortens the tree when the root has one child.
+    /// After a removal from `leaf`: recomputes summaries and boxes up to the root, dissolving
+    /// underfull nodes and reinserting their posts, and shortens the tree when the root has
+    /// one child.
     private mutating func condense(from leaf: Int32) {
-        var orphans: [Int32] = []
+        var orphans: [IndexedPost] = []
         var node = leaf
-        while node != root {
-            let up = parent[Int(node)]
-            if entries[Int(node)].count < Self.minEntries {
-                entries[Int(up)].removeAll { $0 == node }
-                collectSlots(under: node, into: &orphans)
-                release(node)
+        var isLeafNode = true
+        while true {
+            let parent = isLeafNode ? leafParent[Int(node)] : nodeParent[Int(node)]
+            guard parent >= 0 else { break }
+            let fill = isLeafNode ? Int(leafFill[Int(node)]) : Int(nodeFill[Int(node)])
+            if fill < (isLeafNode ? Self.minLeafFill : Self.minFanout) {
+                detach(node, from: parent)
+                collectPosts(under: node, isLeaf: isLeafNode, into: &orphans)
             } else {
-                recomputeSummary(node)
+                if isLeafNode { recomputeSummary(ofLeaf: node) } else { recomputeSummary(ofNode: node) }
+                childBoxes[Int(parent) * Self.fanout + childIndex(of: node, in: parent)] = box(of: node, isLeaf: isLeafNode)
             }
-            node = up
+            node = parent
+            isLeafNode = false
         }
-        recomputeSummary(root)
-        while !isLeaf[Int(root)], entries[Int(root)].count == 1 {
-            let only = entries[Int(root)][0]
-            release(root)
-            root = only
-            parent[Int(root)] = -1
-        }
-        if isLeaf[Int(root)], entries[Int(root)].isEmpty, orphans.isEmpty {
-            release(root)
-            root = -1
-        }
-        for slot in orphans { insert(slot: slot) }
-    }
-
-    private mutating func collectSlots(under node: Int32, into slots: inout [Int32]) {
-        if isLeaf[Int(node)] {
-            slots += entries[Int(node)]
+        if rootIsLeaf {
+            recomputeSummary(ofLeaf: root)
+            if leafFill[Int(root)] == 0 {
+                releaseLeaf(root)
+                root = -1
+            }
         } else {
-            for child in entries[Int(node)] {
-                collectSlots(under: child, into: &slots)
-                release(child)
+            recomputeSummary(ofNode: root)
+            while root >= 0, !rootIsLeaf, nodeFill[Int(root)] <= 1 {
+                let old = root
+                if nodeFill[Int(old)] == 0 {
+                    root = -1
+                } else {
+                    root = children[Int(old) * Self.fanout]
+                    rootIsLeaf = childrenAreLeaves[Int(old)]
+                    if rootIsLeaf { leafParent[Int(root)] = -1 } else { nodeParent[Int(root)] = -1 }
+                }
+                releaseNode(old)
             }
+            if root < 0 { rootIsLeaf = true }
         }
+        for post in orphans { insert(post) }
     }
 
-    private mutating func newNode(leaf: Bool) -> Int32 {
-        if let reused = freeNodes.popLast() {
-            entries[Int(reused)] = []
-            isLeaf[Int(reused)] = leaf
-            parent[Int(reused)] = -1
-            summaries[Int(reused)] = NodeSummary()
-            boxes[Int(reused)] = VectorBox()
+    /// Takes a child out of its parent (the last child moves into its place).
+    private mutating func detach(_ child: Int32, from parent: Int32) {
+        let base = Int(parent) * Self.fanout
+        let k = childIndex(of: child, in: parent)
+        let last = Int(nodeFill[Int(parent)]) - 1
+        children[base + k] = children[base + last]
+        childBoxes[base + k] = childBoxes[base + last]
+        nodeFill[Int(parent)] -= 1
+    }
+
+    /// Unmaps and frees everything under a node, gathering its posts.
+    private mutating func collectPosts(under node: Int32, isLeaf: Bool, into posts: inout [IndexedPost]) {
+        if isLeaf {
+            let base = Int(node) * Self.leafCapacity
+            for slot in base..<(base + Int(leafFill[Int(node)])) {
+                let post = columns.post(at: slot)
+                slots.remove(post.id, ids: columns.id)
+                posts.append(post)
+            }
+            releaseLeaf(node)
+            return
+        }
+        let base = Int(node) * Self.fanout
+        for k in 0..<Int(nodeFill[Int(node)]) {
+            collectPosts(under: children[base + k], isLeaf: childrenAreLeaves[Int(node)], into: &posts)
+        }
+        releaseNode(node)
+    }
+
+    // MARK: - Nodes
+
+    func childIndex(of child: Int32, in parent: Int32) -> Int {
+        let base = Int(parent) * Self.fanout
+        for k in 0..<Int(nodeFill[Int(parent)]) where children[base + k] == child { return k }
+        preconditionFailure("node \(child) is not a child of \(parent)")
+    }
+
+    private mutating func append(child: Int32, box: FloatBox, to node: Int32) {
+        let k = Int(node) * Self.fanout + Int(nodeFill[Int(node)])
+        children[k] = child
+        childBoxes[k] = box
+        nodeFill[Int(node)] += 1
+        if childrenAreLeaves[Int(node)] { leafParent[Int(child)] = node } else { nodeParent[Int(child)] = node }
+    }
+
+    /// A node's box, from its contents: its posts' vectors, or its children's boxes.
+    func box(of node: Int32, isLeaf: Bool) -> FloatBox {
+        if isLeaf {
+            var box = VectorBox()
+            let base = Int(node) * Self.leafCapacity
+            for slot in base..<(base + Int(leafFill[Int(node)])) { box.add(UnitVector(lat: columns.lat[slot], lon: columns.lon[slot])) }
+            return FloatBox(box)
+        }
+        let base = Int(node) * Self.fanout
+        return childBoxes[base..<(base + Int(nodeFill[Int(node)]))].reduce(FloatBox()) { $0.union($1) }
+    }
+
+    mutating func recomputeSummary(ofLeaf leaf: Int32) {
+        var summary = NodeSummary()
+        let base = Int(leaf) * Self.leafCapacity
+        for slot in base..<(base + Int(leafFill[Int(leaf)])) {
+            let post = columns.post(at: slot)
+            summary.add(post, UnitVector(lat: post.lat, lon: post.lon))
+        }
+        leafSummary[Int(leaf)] = summary
+    }
+
+    mutating func recomputeSummary(ofNode node: Int32) {
+        var summary = NodeSummary()
+        let base = Int(node) * Self.fanout
+        for k in 0..<Int(nodeFill[Int(node)]) {
+            let child = Int(children[base + k])
+            summary.add(childrenAreLeaves[Int(node)] ? leafSummary[child] : nodeSummary[child])
+        }
+        nodeSummary[Int(node)] = summary
+    }
+
+    private mutating func newLeaf() -> Int32 {
+        if let reused = freeLeaves.popLast() {
+            leafFill[Int(reused)] = 0
+            leafParent[Int(reused)] = -1
+            leafSummary[Int(reused)] = NodeSummary()
             return reused
         }
-        summaries.append(NodeSummary())
-        boxes.append(VectorBox())
-        entries.append([])
-        isLeaf.append(leaf)
-        parent.append(-1)
-        return Int32(summaries.count - 1)
+        leafFill.append(0)
+        leafParent.append(-1)
+        leafSummary.append(NodeSummary())
+        columns.grow(by: Self.leafCapacity)
+        return Int32(leafFill.count - 1)
     }
 
-    private mutating func release(_ node: Int32) {
-        entries[Int(node)] = []
-        summaries[Int(node)] = NodeSummary()
-        boxes[Int(node)] = VectorBox()
+    private mutating func releaseLeaf(_ leaf: Int32) {
+        let base = Int(leaf) * Self.leafCapacity
+        for slot in base..<(base + Self.leafCapacity) { columns.clear(slot) }
+        leafFill[Int(leaf)] = 0
+        leafParent[Int(leaf)] = -1
+        leafSummary[Int(leaf)] = NodeSummary()
+        freeLeaves.append(leaf)
+    }
+
+    private mutating func newNode(childrenAreLeaves leaves: Bool) -> Int32 {
+        if let reused = freeNodes.popLast() {
+            nodeFill[Int(reused)] = 0
+            childrenAreLeaves[Int(reused)] = leaves
+            nodeParent[Int(reused)] = -1
+            nodeSummary[Int(reused)] = NodeSummary()
+            return reused
+        }
+        nodeFill.append(0)
+        childrenAreLeaves.append(leaves)
+        nodeParent.append(-1)
+        nodeSummary.append(NodeSummary())
+        children.append(contentsOf: repeatElement(-1, count: Self.fanout))
+        childBoxes.append(contentsOf: repeatElement(FloatBox(), count: Self.fanout))
+        return Int32(nodeFill.count - 1)
+    }
+
+    private mutating func releaseNode(_ node: Int32) {
+        nodeFill[Int(node)] = 0
+        nodeParent[Int(node)] = -1
+        nodeSummary[Int(node)] = NodeSummary()
         freeNodes.append(node)
     }
 
-    mutating func recomputeSummary(_ node: Int32) {
-        var summary = NodeSummary()
-        if isLeaf[Int(node)] {
-            for slot in entries[Int(node)] {
-                let post = columns.post(at: slot)
-                summary.add(post, UnitVector(lat: post.lat, lon: post.lon))
-            }
-        } else {
-            for child in entries[Int(node)] { summary.add(summaries[Int(child)]) }
-        }
-        summaries[Int(node)] = summary
-        boxes[Int(node)] = summary.box
-    }
+    // MARK: - Packing
 
     /// Sort-tile-recursive packing: sort by x into slabs, each by y into slabs, each by z into
-    /// runs of at most 16; sizes are spread evenly so every node is well filled.
+    /// runs of at most `capacity`; sizes are spread evenly so every node is well filled.
     ///
     /// Each sort is of plain integers: the coordinate, as a single-precision float made
     /// order-preserving, in the high half and the item in the low half. Sorting item numbers
     /// through a comparison closure took most of the bulk build; the float only decides tiling,
     /// never a query's answer (node boxes are computed from the exact vectors).
-    static func packSortTileRecursive(_ items: [Int], centres: [UnitVector]) -> [[Int]] {
+    static func packSortTileRecursive(_ items: [Int], centres: [UnitVector], capacity: Int) -> [[Int]] {
         func pack(_ items: ArraySlice<Int>, axis: Int) -> [[Int]] {
             var keyed = items.map { item -> UInt64 in
                 let bits = Float(centres[item][axis]).bitPattern
@@ -277,7 +440,7 @@ public struct RTreeIndex: Sendable {
             }
             keyed.sort()
             let sorted = keyed.map { Int(UInt32(truncatingIfNeeded: $0)) }
-            let nodesNeeded = (sorted.count + maxEntries - 1) / maxEntries
+            let nodesNeeded = (sorted.count + capacity - 1) / capacity
             if axis == 2 || nodesNeeded <= 1 { return evenChunks(sorted, count: nodesNeeded) }
             // Slabs per axis: the cube root of the nodes needed on x, the square root on y.
             let slabs = axis == 0 ? cbrt(nodesNeeded) : Int(Double(nodesNeeded).squareRoot().rounded(.up))
@@ -300,8 +463,6 @@ public struct RTreeIndex: Sendable {
         return chunks
     }
 }
-
-import Foundation
 
 extension VectorBox {
     var centre: UnitVector { UnitVector(x: (minX + maxX) / 2, y: (minY + maxY) / 2, z: (minZ + maxZ) / 2) }
