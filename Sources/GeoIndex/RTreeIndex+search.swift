@@ -38,10 +38,10 @@ extension RTreeIndex {
             case .candidatePost:
                 let i = Int(next.ref)
                 // The heading column is read only when a filter needs it: one cache line less.
-                let heading = search.headingFilter == nil ? .nan : columns.heading[i]
                 guard
                     let hit = search.hit(
-                        id: columns.id[i], lat: columns.lat[i], lon: columns.lon[i], heading: heading.isNaN ? nil : heading,
+                        id: columns.id[i], lat: columns.latitude(i), lon: columns.longitude(i),
+                        heading: search.headingFilter == nil ? nil : columns.headingDegrees(i),
                         createdAt: columns.createdAt[i], viewer: viewer)
                 else { continue }
                 if let after = search.after, !hit.comes(after: after) { continue }
@@ -211,21 +211,30 @@ extension RTreeIndex {
     }
 }
 
-/// A lower bound on the haversine distance from the viewer to a post, from plain arithmetic:
-/// `sin x >= x - x³/6` for `x >= 0` bounds both half-angle sines from below, a leaf's smallest
-/// `cos φ` bounds the post's, and `asin s >= s`. About 1e-9 below the truth for nearby posts,
-/// so the trigonometry is spared for posts that never reach the front of the walk.
+/// A lower bound on the haversine distance from the viewer to a post, from plain arithmetic on
+/// the stored units: `sin x >= x - x³/6` for `x >= 0` bounds both half-angle sines from below,
+/// a leaf's smallest `cos φ` bounds the post's, and `asin s >= s`. About 1e-9 below the truth
+/// for nearby posts, so the trigonometry is spared for posts that never reach the front.
 struct PostDistanceBound {
-    let lat: Double
-    let lon: Double
+    /// The viewer in (fractional) 1e-7° units.
+    let latUnits: Double
+    let lonUnits: Double
     let cosLat: Double
 
+    init(lat: Double, lon: Double, cosLat: Double) {
+        latUnits = lat * FixedDegrees.unitsPerDegree
+        lonUnits = lon * FixedDegrees.unitsPerDegree
+        self.cosLat = cosLat
+    }
+
     @inline(__always)
-    func metres(lat postLat: Double, lon postLon: Double, cosLat postCosLowerBound: Double) -> Double {
-        let halfPhi = abs(postLat - lat) * (.pi / 360)
-        var dLon = abs(postLon - lon)
-        if dLon > 180 { dLon = 360 - dLon }
-        let halfLambda = dLon * (.pi / 360)
+    func metres(lat postLat: Int32, lon postLon: Int32, cosLat postCosLowerBound: Double) -> Double {
+        let halfAnglePerUnit = Double.pi / 360 / FixedDegrees.unitsPerDegree
+        let halfCircle = 180 * FixedDegrees.unitsPerDegree
+        let halfPhi = abs(Double(postLat) - latUnits) * halfAnglePerUnit
+        var dLon = abs(Double(postLon) - lonUnits)
+        if dLon > halfCircle { dLon = 2 * halfCircle - dLon }
+        let halfLambda = dLon * halfAnglePerUnit
         let sinPhi = halfPhi * (1 - halfPhi * halfPhi * (1.0 / 6))
         let sinLambda = halfLambda * (1 - halfLambda * halfLambda * (1.0 / 6))
         let a = sinPhi * sinPhi + cosLat * postCosLowerBound * sinLambda * sinLambda

@@ -348,7 +348,7 @@ public struct RTreeIndex: Sendable {
         if isLeaf {
             var box = VectorBox()
             let base = Int(node) * Self.leafCapacity
-            for slot in base..<(base + Int(leafFill[Int(node)])) { box.add(UnitVector(lat: columns.lat[slot], lon: columns.lon[slot])) }
+            for slot in base..<(base + Int(leafFill[Int(node)])) { box.add(UnitVector(lat: columns.latitude(slot), lon: columns.longitude(slot))) }
             return FloatBox(box)
         }
         let base = Int(node) * Self.fanout

@@ -1,3 +1,5 @@
+import GeoIndex
+
 /// A validated request to create a post: what the client may set.
 public struct PostDraft: Sendable, Equatable {
     public var lat: Double
@@ -13,9 +15,11 @@ public struct PostDraft: Sendable, Equatable {
         lat: Double, lon: Double, heading: Double? = nil, message: String, tag: String, accuracy: Double? = nil,
         floor: Int? = nil, beacon: String? = nil
     ) {
-        self.lat = lat
-        self.lon = lon
-        self.heading = heading
+        // Stored at 1e-7° (about 1 cm), as the contract allows: the index keeps these as
+        // four-byte integers and computes with exactly the doubles the database holds.
+        self.lat = FixedDegrees.quantized(lat)
+        self.lon = FixedDegrees.quantized(lon)
+        self.heading = heading.map(FixedDegrees.quantizedHeading)
         self.message = message
         self.tag = tag
         self.accuracy = accuracy

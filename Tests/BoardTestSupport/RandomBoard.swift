@@ -64,8 +64,10 @@ public enum RandomBoard {
                 let spot = spots[index % spots.count]
                 (lat, lon) = spot
             }
+            // On the 1e-7° grid, as every stored post is.
             return SamplePost(
-                id: Int64(index + 1), lat: min(90, max(-90, lat)), lon: min(180, max(-180, lon)),
+                id: Int64(index + 1), lat: FixedDegrees.quantized(min(90, max(-90, lat))),
+                lon: FixedDegrees.quantized(min(180, max(-180, lon))),
                 heading: index % 5 == 0 ? nil : Double(Int.random(in: 0..<3600, using: &rng)) / 10,
                 tag: tags[Int.random(in: 0..<tags.count, using: &rng)],
                 createdAt: epoch + Int64.random(in: 0..<(30 * 86_400), using: &rng) / 60 * 60_000,

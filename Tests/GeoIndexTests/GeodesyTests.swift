@@ -1,3 +1,4 @@
+import BoardTestSupport
 import GeoIndex
 import Testing
 
@@ -51,4 +52,28 @@ import Testing
         #expect(GeoBox(west: -180, south: -1, east: -179, north: 1).contains(lat: 0, lon: 180))
         #expect(GeoBox(west: 179, south: -1, east: 180, north: 1).contains(lat: 0, lon: -180))
     }
+
+    /// Four-byte units lose nothing: the double a unit count stands for is the one the
+    /// database parses from its decimal text, and it converts back to the same count.
+    @Test func fixedDegreesRoundTripExactly() {
+        var rng = SeededGenerator(seed: 17)
+        for _ in 0..<100_000 {
+            let units = Int64.random(in: -1_800_000_000...1_800_000_000, using: &rng)
+            let degrees = FixedDegrees.degrees(units: units)
+            #expect(FixedDegrees.units(of: degrees) == units)
+            #expect(FixedDegrees.quantized(degrees) == degrees)
+            let sign = units < 0 ? "-" : ""
+            let magnitude = units.magnitude
+            let text = "\(sign)\(magnitude / 10_000_000).\(String(magnitude % 10_000_000).leftPadded(to: 7))"
+            #expect(Double(text) == degrees, "\(text)")
+        }
+        #expect(FixedDegrees.quantized(22.419612345678) == 22.4196123)
+        #expect(FixedDegrees.quantized(-179.99999996) == -180)
+        #expect(FixedDegrees.quantizedHeading(359.99999996) == 0)
+        #expect(FixedDegrees.quantizedHeading(270) == 270)
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }

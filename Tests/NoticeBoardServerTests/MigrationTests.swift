@@ -1,3 +1,4 @@
+import GeoIndex
 import NoticeBoardPostgres
 import PostgresNIO
 import Testing
@@ -39,6 +40,38 @@ import Testing
             try await client.query("INSERT INTO schema_migrations (version, name) VALUES (9999, 'future.sql')", logger: TestDatabase.logger)
             await #expect(throws: MigrationError.self) {
                 try await Migrator(client: client, logger: TestDatabase.logger).migrate(try Migration.bundled())
+            }
+        }
+    }
+
+    /// Rows stored before coordinates were rounded move onto the 1e-7° grid, to exactly the
+    /// doubles `FixedDegrees` gives (what new posts are stored as and the index computes with).
+    @Test func olderRowsAreRoundedOntoTheFixedPointGrid() async throws {
+        let endpoint = try await TestDatabase.fresh()
+        let rows: [(lat: Double, lon: Double, heading: Double?)] = [
+            (22.419612345678, 114.206841234567, 123.456789012), (-89.99999996, 179.99999996, 359.99999996),
+            (47.3769123, -0.00000004, nil), (0.12345675, -122.08385149999, 0.00000005),
+        ]
+        let fixed = try Migration.bundled().first { $0.name == "0006_fixed_point_coordinates.sql" }
+        let migration = try #require(fixed)
+        try await TestDatabase.withClient(endpoint) { client in
+            for row in rows {
+                try await client.query(
+                    "INSERT INTO posts (lat, lon, heading, message, tag) VALUES (\(row.lat), \(row.lon), \(row.heading), 'old', 'food')",
+                    logger: TestDatabase.logger)
+            }
+            for statement in SQLScript.statements(migration.sql) { try await client.query(PostgresQuery(unsafeSQL: statement), logger: TestDatabase.logger) }
+            var stored: [(Double, Double, Double?)] = []
+            for try await row in try await client.query("SELECT lat, lon, heading FROM posts ORDER BY id", logger: TestDatabase.logger)
+                .decode((Double, Double, Double?).self)
+            {
+                stored.append(row)
+            }
+            #expect(stored.count == rows.count)
+            for (row, (lat, lon, heading)) in zip(rows, stored) {
+                #expect(lat == FixedDegrees.quantized(row.lat))
+                #expect(lon == FixedDegrees.quantized(row.lon))
+                #expect(heading == row.heading.map(FixedDegrees.quantizedHeading))
             }
         }
     }
