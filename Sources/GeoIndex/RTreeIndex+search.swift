@@ -25,6 +25,7 @@ extension RTreeIndex {
             || search.filter.floor != nil
         let viewer = ViewerTrigonometry(lat: search.lat)
         let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi)
+        let coneTest = search.cone.flatMap { ConeBoxTest($0, lat: search.lat, lon: search.lon) }
         var frontier = NearbyFrontier()
         var exact: [NearbyHit] = []
         var found: [NearbyHit] = []
@@ -88,6 +89,8 @@ extension RTreeIndex {
                     let squared = childBoxes[k].squaredDistance(qx, qy, qz)
                     guard squared <= nodeChordLimitSquared else { continue }
                     let bound = earth * Double(squared).squareRoot() - nodeMargin
+                    // Beyond the accuracy disc, a child wholly outside the cone holds no hit.
+                    if let coneTest, bound > coneTest.accuracy, coneTest.excludes(childBoxes[k]) { continue }
                     let child = children[k]
                     if needsSummaries || !byDistance {
                         let summary = leaves ? leafSummary[Int(child)] : nodeSummary[Int(child)]

@@ -206,4 +206,28 @@ enum IndexKind: String, CaseIterable, Sendable {
         #expect(got.count == 360)
         #expect(got.map(\.id) == Oracle.nearby(samples, q).map(\.id))
     }
+
+    /// Posts exactly on the cone's edges (due north and due east of the viewer, with the cone
+    /// spanning 0°...90°) pass, however far, and whole nodes of them are never skipped; posts
+    /// just outside the edges do not.
+    @Test(arguments: IndexKind.allCases)
+    func postsOnTheConeEdgesPass(kind: IndexKind) {
+        var samples: [SamplePost] = []
+        for step in 1...400 {
+            let offset = Double(step) * 0.0001
+            samples.append(SamplePost(id: Int64(4 * step), lat: 10 + offset, lon: 20, heading: nil, tag: "food", createdAt: 0, floor: nil))
+            samples.append(SamplePost(id: Int64(4 * step + 1), lat: 10, lon: 20 + offset, heading: nil, tag: "food", createdAt: 0, floor: nil))
+            samples.append(SamplePost(id: Int64(4 * step + 2), lat: 10 + offset, lon: 19.9999, heading: nil, tag: "food", createdAt: 0, floor: nil))
+            samples.append(SamplePost(id: Int64(4 * step + 3), lat: 9.9999, lon: 20 + offset, heading: nil, tag: "food", createdAt: 0, floor: nil))
+        }
+        let fixture = Fixture(samples, kind: kind)
+        var q = Oracle.Nearby(lat: 10, lon: 20, radius: 50_000)
+        (q.facing, q.fov, q.accuracy) = (45, 90, 0)
+        let expected = Oracle.nearby(samples, q).map(\.id)
+        #expect(Self.pageThrough(fixture, q, limit: 500).map(\.id) == expected)
+        // Due north passes at every distance; due east only while the parallel's bearing is
+        // inside 90° (it curves away, so the oracle decides which).
+        #expect(Set(expected).isSuperset(of: (1...400).map { Int64(4 * $0) }))
+        #expect(!expected.contains { $0 % 4 == 2 })
+    }
 }
