@@ -93,14 +93,39 @@ public struct ClusterGrid: Sendable {
         return current.sorted { $0.key < $1.key }.map(\.value.cluster)
     }
 
+    /// Adds a whole cell's totals (from the count pyramid).
+    mutating func addCell(_ key: Int, count: Int, x: Double, y: Double, z: Double) {
+        var whole = Accumulator()
+        whole.count = count
+        (whole.x, whole.y, whole.z) = (x, y, z)
+        cells[key, default: Accumulator()].merge(whole)
+    }
+
+    func key(of post: IndexedPost) -> Int { key(lat: post.lat, lon: post.lon, side: cellsPerSide) }
+
     private func key(lat: Double, lon: Double, side: Int) -> Int {
+        let (column, row) = Self.cell(lat: lat, lon: lon, side: side)
+        return row * side + column
+    }
+
+    /// The Web-Mercator cell of a point on a grid of `side` × `side` cells. Side is a power of
+    /// two, so the cell on a grid half as fine is this one's column and row halved.
+    static func cell(lat: Double, lon: Double, side: Int) -> (column: Int, row: Int) {
         // 180 and -180 are one meridian: both go to the first column.
         let x = ((lon >= 180 ? lon - 360 : lon) + 180) / 360
         let clampedLat = min(max(lat, -85.05112878), 85.05112878)
         let sinLat = sin(Geodesy.radians(clampedLat))
         let y = 0.5 - log((1 + sinLat) / (1 - sinLat)) / (4 * .pi)
-        let column = min(side - 1, max(0, Int(x * Double(side))))
-        let row = min(side - 1, max(0, Int(y * Double(side))))
-        return row * side + column
+        return (min(side - 1, max(0, Int(x * Double(side)))), min(side - 1, max(0, Int(y * Double(side)))))
+    }
+
+    /// A cell's extent in degrees; the first and last rows reach the poles (posts beyond the
+    /// Mercator limit are clamped into them).
+    static func extent(column: Int, row: Int, side: Int) -> GeoBox {
+        func latitude(_ y: Double) -> Double { Geodesy.degrees(atan(sinh(.pi * (1 - 2 * y)))) }
+        let width = 360 / Double(side)
+        return GeoBox(
+            west: -180 + Double(column) * width, south: row == side - 1 ? -90 : latitude(Double(row + 1) / Double(side)),
+            east: -180 + Double(column + 1) * width, north: row == 0 ? 90 : latitude(Double(row) / Double(side)))
     }
 }

@@ -94,3 +94,15 @@ struct PostColumns: Sendable {
             + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2
     }
 }
+
+extension IndexedPost {
+    /// The post as the columns hold it: coordinates and heading rounded to 1e-7° (a no-op for
+    /// posts from the database, which are stored that way).
+    var onFixedGrid: IndexedPost {
+        var post = self
+        post.lat = FixedDegrees.quantized(lat)
+        post.lon = FixedDegrees.quantized(lon)
+        post.heading = heading.map(FixedDegrees.quantizedHeading)
+        return post
+    }
+}

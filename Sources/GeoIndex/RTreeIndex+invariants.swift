@@ -65,6 +65,25 @@ extension RTreeIndex {
         _ = visit(root, isLeaf: rootIsLeaf, depth: 0)
         if leafDepths.count > 1 { problems.append("leaves at depths \(leafDepths.sorted())") }
         if postsSeen != slots.count { problems.append("tree holds \(postsSeen) posts, map \(slots.count)") }
+        problems += pyramidViolations()
+        return problems
+    }
+
+    /// The pyramid's counts against a recount of the posts, at every zoom.
+    func pyramidViolations() -> [String] {
+        var recount = ClusterPyramid()
+        for slot in 0..<columns.slotCount where columns.id[slot] >= 0 {
+            let post = columns.post(at: slot)
+            recount.add(post, UnitVector(lat: post.lat, lon: post.lon))
+        }
+        guard !pyramid.levels.isEmpty || recount.levels.isEmpty else { return ["the pyramid is empty but posts exist"] }
+        var problems: [String] = []
+        for (zoom, level) in recount.levels.enumerated() {
+            let stored = pyramid.levels[zoom]
+            for (key, totals) in level.enumerated() where totals.count != stored[key].count {
+                problems.append("pyramid zoom \(zoom) cell \(key) counts \(stored[key].count), holds \(totals.count)")
+            }
+        }
         return problems
     }
 
@@ -75,6 +94,6 @@ extension RTreeIndex {
         let nodeBytes = children.capacity * 4 + childBoxes.capacity * MemoryLayout<FloatBox>.stride + nodeFill.capacity
             + childrenAreLeaves.capacity + nodeParent.capacity * 4 + nodeSummary.capacity * MemoryLayout<NodeSummary>.stride
             + freeNodes.capacity * 4
-        return columns.bytes + slots.bytes + leafBytes + nodeBytes
+        return columns.bytes + slots.bytes + leafBytes + nodeBytes + pyramid.bytes
     }
 }

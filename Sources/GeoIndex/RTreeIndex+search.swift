@@ -159,6 +159,21 @@ extension RTreeIndex {
         var grid = ClusterGrid(zoom: zoom)
         var total = 0
         guard root >= 0 else { return ([], 0) }
+        if filter == .all, zoom <= ClusterPyramid.maxZoom {
+            // Zoomed out: whole cells from the pyramid, post by post only where the view cuts one.
+            let (whole, cut) = pyramid.addCells(in: box, zoom: zoom, to: &grid)
+            total = whole
+            for (key, extent) in cut {
+                let margin = 1e-6
+                let widened = GeoBox(west: extent.west - margin, south: extent.south - margin, east: extent.east + margin, north: extent.north + margin)
+                forEachPost(in: widened, filter: .all) { post in
+                    guard grid.key(of: post) == key, box.contains(lat: post.lat, lon: post.lon) else { return }
+                    grid.add(post)
+                    total += 1
+                }
+            }
+            return (grid.clusters(), total)
+        }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
         let tagBitsAreExact = highestTag < 64
         var stack: [(node: Int32, isLeaf: Bool)] = [(root, rootIsLeaf)]

@@ -39,6 +39,8 @@ public struct RTreeIndex: Sendable {
     var rootIsLeaf = true
     /// The highest tag id stored: below 64, a node's tag mask is exact.
     var highestTag: TagID = 0
+    /// Per-cell totals for zoomed-out clusters.
+    var pyramid = ClusterPyramid()
 
     public init() {}
 
@@ -51,9 +53,10 @@ public struct RTreeIndex: Sendable {
     /// Builds the tree from scratch: one sort per axis and level, every node well filled.
     /// Of posts sharing an id, the last one given is kept.
     public init(bulk given: [IndexedPost]) {
-        let posts = Self.lastOfEachId(given)
+        let posts = Self.lastOfEachId(given).map(\.onFixedGrid)
         guard !posts.isEmpty else { return }
         let vectors = posts.map { UnitVector(lat: $0.lat, lon: $0.lon) }
+        for (post, vector) in zip(posts, vectors) { pyramid.add(post, vector) }
         let groups = Self.packTilesByTime(posts, centres: vectors)
         columns.reserveCapacity(groups.count * Self.leafCapacity)
         var level: [Int32] = []
@@ -113,10 +116,18 @@ public struct RTreeIndex: Sendable {
 
     // MARK: - Changes
 
-    public mutating func insert(_ post: IndexedPost) {
-        remove(id: post.id)
-        highestTag = max(highestTag, post.tag)
+    public mutating func insert(_ given: IndexedPost) {
+        remove(id: given.id)
+        let post = given.onFixedGrid
         let vector = UnitVector(lat: post.lat, lon: post.lon)
+        pyramid.add(post, vector)
+        place(post, vector)
+    }
+
+    /// Puts a post in a leaf (splitting as needed); the id map and the tree change, the
+    /// pyramid does not (reinserted orphans are already counted there).
+    private mutating func place(_ post: IndexedPost, _ vector: UnitVector) {
+        highestTag = max(highestTag, post.tag)
         if root < 0 {
             root = newLeaf()
             rootIsLeaf = true
@@ -155,6 +166,7 @@ public struct RTreeIndex: Sendable {
         guard let found = slots.remove(id, ids: columns.id) else { return nil }
         let slot = Int(found)
         let removed = columns.post(at: slot)
+        pyramid.remove(removed, UnitVector(lat: removed.lat, lon: removed.lon))
         let leaf = Int32(slot / Self.leafCapacity)
         let last = Int(leaf) * Self.leafCapacity + Int(leafFill[Int(leaf)]) - 1
         if slot != last {
@@ -295,7 +307,7 @@ public struct RTreeIndex: Sendable {
             }
             if root < 0 { rootIsLeaf = true }
         }
-        for post in orphans { insert(post) }
+        for post in orphans { place(post, UnitVector(lat: post.lat, lon: post.lon)) }
     }
 
     /// Takes a child out of its parent (the last child moves into its place).

@@ -41,6 +41,50 @@ import Testing
         }
     }
 
+    /// Cell by cell, the clusters equal a brute-force grid over the matching posts: counts,
+    /// positions and single-post ids, at the zooms served from the count pyramid and beyond,
+    /// for views that cut cells, cross the antimeridian or cover the world, through churn.
+    @Test(arguments: IndexKind.allCases, BoardShape.allCases)
+    func clustersEqualABruteForceGrid(kind: IndexKind, shape: BoardShape) {
+        var rng = SeededGenerator(seed: 23)
+        var samples = RandomBoard.posts(shape, count: 2500, using: &rng)
+        var (index, _) = Self.index(samples, kind: kind)
+        var tags = TagInterner()
+        for sample in samples { _ = tags.intern(sample.tag) }
+        // Remove and move some posts, so the pyramid is kept in step, not only built.
+        for _ in 0..<300 {
+            let victim = Int.random(in: 0..<samples.count, using: &rng)
+            index.remove(id: samples[victim].id)
+            samples.remove(at: victim)
+        }
+        for i in stride(from: 0, to: samples.count, by: 10) {
+            samples[i].lon = FixedDegrees.quantized(-samples[i].lon)
+            let s = samples[i]
+            index.insert(IndexedPost(id: s.id, lat: s.lat, lon: s.lon, heading: s.heading, tag: tags.intern(s.tag), createdAt: s.createdAt, floor: nil))
+        }
+        let boxes = [
+            GeoBox.world, GeoBox(west: 170, south: -60, east: -170, north: 60), GeoBox(west: -30, south: -10, east: 40, north: 70),
+            GeoBox(west: -180, south: -90, east: 0, north: 0), GeoBox(west: 0, south: 85.2, east: 180, north: 90),
+        ]
+        for zoom in [0, 1, 3, 5, 6, 10] {
+            for box in boxes {
+                var brute = ClusterGrid(zoom: zoom)
+                let matching = samples.filter { box.contains(lat: $0.lat, lon: $0.lon) }
+                for s in matching {
+                    brute.add(IndexedPost(id: s.id, lat: s.lat, lon: s.lon, heading: s.heading, tag: 0, createdAt: s.createdAt, floor: nil))
+                }
+                let expected = brute.clusters()
+                let (got, total) = index.clusters(in: box, filter: .all, zoom: zoom)
+                #expect(total == matching.count, "\(kind) zoom \(zoom) box \(box)")
+                #expect(got.map(\.count) == expected.map(\.count), "\(kind) zoom \(zoom) box \(box)")
+                #expect(got.map(\.postId) == expected.map(\.postId), "\(kind) zoom \(zoom) box \(box)")
+                let placed = zip(got, expected).allSatisfy { abs($0.lat - $1.lat) < 1e-6 && abs($0.lon - $1.lon) < 1e-6 }
+                #expect(placed, "\(kind) zoom \(zoom) box \(box)")
+            }
+        }
+        if let tree = index as? RTreeIndex { #expect(tree.invariantViolations() == []) }
+    }
+
     @Test func aClusterAcrossTheAntimeridianSitsOnIt() {
         let samples = [
             SamplePost(id: 1, lat: 0, lon: 179.999, heading: nil, tag: "a", createdAt: 0, floor: nil),
