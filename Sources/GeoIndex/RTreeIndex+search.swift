@@ -24,7 +24,7 @@ extension RTreeIndex {
         let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
             || search.filter.floor != nil
         let viewer = ViewerTrigonometry(lat: search.lat)
-        let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi)
+        let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi, radius: search.radius)
         let coneTest = search.cone.flatMap { ConeBoxTest($0, lat: search.lat, lon: search.lon) }
         var frontier = NearbyFrontier()
         var exact: [NearbyHit] = []
@@ -63,10 +63,9 @@ extension RTreeIndex {
             case .leaf:
                 let leaf = Int(next.ref)
                 let base = leaf * Self.leafCapacity
-                let cosLeaf = leafSummary[leaf].cosLatLowerBound
                 for i in base..<(base + Int(leafFill[leaf])) {
                     guard columns.passesAttributes(i, search.filter) else { continue }
-                    let bound = postBound.metres(lat: columns.lat[i], lon: columns.lon[i], cosLat: cosLeaf)
+                    let bound = postBound.metres(lat: columns.lat[i], lon: columns.lon[i])
                     guard bound <= search.radius else { continue }
                     if byDistance {
                         // Candidates tie by slot: the order they are evaluated in never shows
@@ -237,16 +236,22 @@ struct PostDistanceBound {
     /// The viewer in (fractional) 1e-7° units.
     let latUnits: Double
     let lonUnits: Double
-    let cosLat: Double
+    /// `cos φ` of the viewer times a lower bound on `cos φ` of every post within the radius:
+    /// they lie in the band of latitudes `radius` allows, and cos falls with |φ|. A post
+    /// outside the band may get a bound above its distance, but that distance is beyond the
+    /// radius, so the post is never returned either way.
+    let cosProduct: Double
 
-    init(lat: Double, lon: Double, cosLat: Double) {
+    init(lat: Double, lon: Double, cosLat: Double, radius: Double) {
         latUnits = lat * FixedDegrees.unitsPerDegree
         lonUnits = lon * FixedDegrees.unitsPerDegree
-        self.cosLat = cosLat
+        let farthest = min(90, abs(lat) + Geodesy.degrees(radius / Geodesy.earthRadiusMeters) * (1 + 1e-9) + 1e-9)
+        let cosBand = max(0, cos(Geodesy.radians(farthest)) * (1 - 1e-12) - 1e-15)
+        cosProduct = cosLat * cosBand
     }
 
     @inline(__always)
-    func metres(lat postLat: Int32, lon postLon: Int32, cosLat postCosLowerBound: Double) -> Double {
+    func metres(lat postLat: Int32, lon postLon: Int32) -> Double {
         let halfAnglePerUnit = Double.pi / 360 / FixedDegrees.unitsPerDegree
         let halfCircle = 180 * FixedDegrees.unitsPerDegree
         let halfPhi = abs(Double(postLat) - latUnits) * halfAnglePerUnit
@@ -255,20 +260,12 @@ struct PostDistanceBound {
         let halfLambda = dLon * halfAnglePerUnit
         let sinPhi = halfPhi * (1 - halfPhi * halfPhi * (1.0 / 6))
         let sinLambda = halfLambda * (1 - halfLambda * halfLambda * (1.0 / 6))
-        let a = sinPhi * sinPhi + cosLat * postCosLowerBound * sinLambda * sinLambda
+        let a = sinPhi * sinPhi + cosProduct * sinLambda * sinLambda
         // The relative margin covers rounding in this and in the exact formula.
         return 2 * Geodesy.earthRadiusMeters * a.squareRoot() * (1 - 1e-9) - 1e-6
     }
 }
 
-extension NodeSummary {
-    /// A lower bound on `cos φ` for every post below: cos falls with |φ|.
-    var cosLatLowerBound: Double {
-        guard postCount > 0 else { return 0 }
-        let widest = max(abs(minLat), abs(maxLat))
-        return max(0, cos(Geodesy.radians(widest)) * (1 - 1e-12) - 1e-15)
-    }
-}
 
 /// The frontier of a nearby walk: a binary min-heap of small entries, compared inline.
 struct NearbyFrontier {
