@@ -31,7 +31,8 @@ public struct UnitVector: Sendable, Equatable {
     }
 }
 
-/// An axis-aligned box in 3-D around unit vectors.
+/// An axis-aligned box in 3-D around unit vectors, in double precision: node boxes are built
+/// with it, then stored (rounded outwards) as `FloatBox`, which the queries test.
 public struct VectorBox: Sendable, Equatable {
     public var minX = Double.infinity, minY = Double.infinity, minZ = Double.infinity
     public var maxX = -Double.infinity, maxY = -Double.infinity, maxZ = -Double.infinity
@@ -52,30 +53,5 @@ public struct VectorBox: Sendable, Equatable {
         minX = Swift.min(minX, b.minX); maxX = Swift.max(maxX, b.maxX)
         minY = Swift.min(minY, b.minY); maxY = Swift.max(maxY, b.maxY)
         minZ = Swift.min(minZ, b.minZ); maxZ = Swift.max(maxZ, b.maxZ)
-    }
-
-    @inlinable
-    public func contains(_ b: VectorBox) -> Bool {
-        b.isEmpty || (minX <= b.minX && minY <= b.minY && minZ <= b.minZ && maxX >= b.maxX && maxY >= b.maxY && maxZ >= b.maxZ)
-    }
-
-    /// The squared distance from a point to the nearest point of the box (0 inside).
-    @inlinable
-    public func squaredDistance(to v: UnitVector) -> Double {
-        let dx = v.x < minX ? minX - v.x : (v.x > maxX ? v.x - maxX : 0)
-        let dy = v.y < minY ? minY - v.y : (v.y > maxY ? v.y - maxY : 0)
-        let dz = v.z < minZ ? minZ - v.z : (v.z > maxZ ? v.z - maxZ : 0)
-        return dx * dx + dy * dy + dz * dz
-    }
-
-    /// Half the box's surface "margin" (sum of extents): the R-tree's insertion cost.
-    @inlinable
-    public var margin: Double { isEmpty ? 0 : (maxX - minX) + (maxY - minY) + (maxZ - minZ) }
-
-    @inlinable
-    public func union(_ other: VectorBox) -> VectorBox {
-        var u = self
-        u.add(other)
-        return u
     }
 }
