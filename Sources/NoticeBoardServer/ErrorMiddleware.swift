@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import Metrics
 import NIOCore
+import NIOHTTP1
 import NoticeBoardCore
 
 /// Turns every failure into the contract's JSON error: validation errors name their field,
@@ -28,6 +29,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return error
         case let error as ValidationError:
             return APIError(error)
+        case let error as HTTPParserError:
+            // A body whose framing breaks off mid-request (the decoder's other errors never reach a route).
+            return .invalid(MalformedRequestResponder.message(for: error))
         case is NIOTooManyBytesError:
             return .payloadTooLarge(limit: PostRoutes.maxBodyBytes)
         case StoreError.idempotencyConflict:

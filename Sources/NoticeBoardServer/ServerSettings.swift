@@ -56,11 +56,14 @@ public struct ServerSettings: Sendable {
 
 extension ServerSettings {
     /// HTTP/1.1 with bounded headers (16 KiB a field or request line, 32 KiB in all, 100 fields), over
-    /// TLS when configured. The request line may exceed `RequestLimitsMiddleware`'s 8 KiB, so that
-    /// limit answers with the contract's JSON error.
+    /// TLS when configured. A request line between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets
+    /// that middleware's error; anything the decoder refuses gets `MalformedRequestResponder`'s.
+    /// Both are the contract's JSON error.
     func serverBuilder() throws -> HTTPServerBuilder {
         let http = HTTPServerBuilder.http1(
-            configuration: .init(httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)))
+            configuration: .init(
+                additionalChannelHandlers: [MalformedRequestResponder()],
+                httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)))
         guard let tls else { return http }
         let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)

@@ -1,5 +1,7 @@
 """Trying to get in and to break things, on the real binary over real HTTP (and HTTPS)."""
+import json
 import os
+import re
 import socket
 import subprocess
 import time
@@ -114,23 +116,52 @@ def test_sql_injection_strings_in_every_parameter_and_field_change_nothing(serve
     assert requests.get(server.url + "/api/v1/moderation/audit", headers=auth, timeout=30).status_code == 200
 
 
-def test_oversized_and_malformed_requests_are_refused_and_the_server_lives_on(server_factory):
-    server = server_factory()
-    long_url = server.get("/api/v1/posts/nearby?lat=1&lon=1&tag=" + "a" * 9000)
-    assert long_url.status_code == 400 and long_url.json()["error"]["code"] == "invalid_request"
-    try:
-        huge_header = requests.get(server.url + "/healthz", headers={"X-Big": "b" * 40000}, timeout=30)
-        assert huge_header.status_code >= 400
-    except requests.ConnectionError:
-        pass  # closing the connection is a refusal too
+def raw_exchange(server, request_bytes):
+    """Sends bytes as they are and reads until the server closes the connection."""
     host, port = server.url.removeprefix("http://").split(":")
-    for garbage in (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" * 50, b"GET / HTTP/9.9\r\n\r\n", b"POST /api/v1/posts HTTP/1.1\r\nContent-Length: -5\r\n\r\n"):
-        with socket.create_connection((host, int(port)), timeout=10) as raw:
-            raw.sendall(garbage)
-            try:
-                raw.recv(4096)
-            except (socket.timeout, ConnectionResetError):
-                pass
+    with socket.create_connection((host, int(port)), timeout=10) as raw:
+        raw.sendall(request_bytes)
+        received = b""
+        try:
+            while chunk := raw.recv(65536):
+                received += chunk
+        except (socket.timeout, ConnectionResetError):
+            pass
+    return received
+
+
+def json_errors_in(received):
+    """(status, error object) of each HTTP/1.1 response in a raw byte stream, in order."""
+    answers = []
+    for match in re.finditer(rb"HTTP/1.1 (\d{3}) [^\r]*\r\n(.*?)\r\n\r\n", received, re.S):
+        headers = dict(line.split(b": ", 1) for line in match.group(2).split(b"\r\n"))
+        length = int(headers[b"Content-Length"])
+        assert headers[b"Content-Type"].startswith(b"application/json"), match.group(0)
+        body = json.loads(received[match.end():match.end() + length])
+        answers.append((int(match.group(1)), body.get("error")))
+    return answers
+
+
+def test_oversized_and_malformed_requests_are_refused_with_json_and_the_server_lives_on(server_factory):
+    """The contract: every error has a JSON body, also for requests the HTTP decoder refuses."""
+    server = server_factory()
+    for tag_length in (9000, 30000, 100000):  # past the route's limit, then past the decoder's
+        long_url = server.get("/api/v1/posts/nearby?lat=1&lon=1&tag=" + "a" * tag_length)
+        assert long_url.status_code == 400 and long_url.json()["error"]["code"] == "invalid_request", tag_length
+    huge_header = requests.get(server.url + "/healthz", headers={"X-Big": "b" * 40000}, timeout=30)
+    assert huge_header.status_code == 400 and huge_header.json()["error"]["code"] == "invalid_request"
+    for garbage in (b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03" * 50, b"GET / HTTP/9.9\r\n\r\n",
+                    b"POST /api/v1/posts HTTP/1.1\r\nContent-Length: -5\r\n\r\n", b"GARBAGE\r\n\r\n"):
+        answers = json_errors_in(raw_exchange(server, garbage))
+        assert [(status, error["code"]) for status, error in answers] == [(400, "invalid_request")], garbage
+    # A broken request behind two good ones on one connection: the good ones are answered first, in order.
+    pipelined = raw_exchange(server, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n" * 2 + b"BROKEN LINE\r\n\r\n")
+    assert pipelined.count(b"HTTP/1.1 200 OK") == 2 and pipelined.rindex(b"HTTP/1.1 200") < pipelined.index(b"HTTP/1.1 400")
+    assert json_errors_in(pipelined[pipelined.index(b"HTTP/1.1 400"):])[0][1]["code"] == "invalid_request"
+    # A chunked body whose framing breaks off is the client's fault, not a 500.
+    broken_chunk = raw_exchange(server, b"POST /api/v1/posts HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n"
+                                        b"Content-Type: application/json\r\n\r\nZZ\r\n")
+    assert [status for status, _ in json_errors_in(broken_chunk)] == [400]
     body = server.post({"lat": 1, "lon": 1, "message": "x" * 17000, "tag": "t"})
     assert body.status_code == 413
     assert requests.post(server.url + "/api/v1/posts", data="{", headers={"Content-Type": "application/json"}, timeout=30).status_code == 400
