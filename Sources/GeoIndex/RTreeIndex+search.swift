@@ -300,33 +300,48 @@ struct NearbyFrontier {
     /// The smallest key waiting, infinity when empty.
     var minimumKey: Double { heap.first?.key ?? .infinity }
 
+    /// Sift-up by moving a hole, not by swapping: one write per level, through a raw buffer so
+    /// no step pays for a bounds or uniqueness check.
     mutating func push(_ entry: Entry) {
         heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let up = (child - 1) >> 1
-            guard heap[child] < heap[up] else { break }
-            heap.swapAt(child, up)
-            child = up
+        heap.withUnsafeMutableBufferPointer { h in
+            var hole = h.count - 1
+            while hole > 0 {
+                let up = (hole - 1) >> 1
+                guard entry < h[up] else { break }
+                h[hole] = h[up]
+                hole = up
+            }
+            h[hole] = entry
         }
     }
 
+    /// Floyd's pop: the hole at the top sinks along the smaller children to the bottom (one
+    /// comparison a level, not two), then the last entry, which belongs near the bottom
+    /// anyway, rises from there to its place.
     mutating func pop() -> Entry? {
         guard let last = heap.popLast() else { return nil }
         guard !heap.isEmpty else { return last }
-        let top = heap[0]
-        heap[0] = last
-        var node = 0
-        let count = heap.count
-        while true {
-            let left = 2 * node + 1
-            guard left < count else { break }
-            var smallest = left
-            if left + 1 < count, heap[left + 1] < heap[left] { smallest = left + 1 }
-            guard heap[smallest] < heap[node] else { break }
-            heap.swapAt(node, smallest)
-            node = smallest
+        return heap.withUnsafeMutableBufferPointer { h in
+            let top = h[0]
+            let count = h.count
+            var hole = 0
+            while true {
+                let left = 2 * hole + 1
+                guard left < count else { break }
+                let right = left + 1
+                let smaller = right < count && h[right] < h[left] ? right : left
+                h[hole] = h[smaller]
+                hole = smaller
+            }
+            while hole > 0 {
+                let up = (hole - 1) >> 1
+                guard last < h[up] else { break }
+                h[hole] = h[up]
+                hole = up
+            }
+            h[hole] = last
+            return top
         }
-        return top
     }
 }
