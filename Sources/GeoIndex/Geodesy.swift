@@ -34,7 +34,9 @@ public enum Geodesy {
     /// Maps any finite angle into `[0, 360)`.
     @inlinable
     public static func normalizedDegrees(_ angle: Double) -> Double {
-        var a = angle.truncatingRemainder(dividingBy: 360)
+        // fmod returns an angle inside (-360, 360) unchanged, so only others pay for the call
+        // (a bearing from atan2 never does).
+        var a = abs(angle) < 360 ? angle : angle.truncatingRemainder(dividingBy: 360)
         if a < 0 { a += 360 }
         // -1e-17 + 360 rounds to 360: fold it back to 0.
         return a >= 360 ? 0 : a
@@ -43,7 +45,8 @@ public enum Geodesy {
     /// `d(a, b) = min(|a-b| mod 360, 360 - |a-b| mod 360)`.
     @inlinable
     public static func angleDifference(_ a: Double, _ b: Double) -> Double {
-        let d = abs(a - b).truncatingRemainder(dividingBy: 360)
+        let raw = abs(a - b)
+        let d = raw < 360 ? raw : raw.truncatingRemainder(dividingBy: 360)
         return min(d, 360 - d)
     }
 }

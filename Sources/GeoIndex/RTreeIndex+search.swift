@@ -27,6 +27,7 @@ extension RTreeIndex {
         let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi, radius: search.radius)
         let coneTest = search.cone.flatMap { ConeBoxTest($0, lat: search.lat, lon: search.lon) }
         var frontier = NearbyFrontier()
+        var leafBounds = [Double](repeating: 0, count: Self.leafCapacity)
         var exact: [NearbyHit] = []
         var found: [NearbyHit] = []
         found.reserveCapacity(min(search.limit, 64))
@@ -63,10 +64,15 @@ extension RTreeIndex {
             case .leaf:
                 let leaf = Int(next.ref)
                 let base = leaf * Self.leafCapacity
-                for i in base..<(base + Int(leafFill[leaf])) {
-                    guard columns.passesAttributes(i, search.filter) else { continue }
-                    let bound = postBound.metres(lat: columns.lat[i], lon: columns.lon[i])
+                let fill = Int(leafFill[leaf])
+                // The leaf's bounds in one branch-free pass over its two coordinate blocks,
+                // which the compiler turns into vector code; the pushes follow.
+                postBound.metres(lat: columns.lat, lon: columns.lon, slots: base..<(base + fill), into: &leafBounds)
+                for j in 0..<fill {
+                    let bound = leafBounds[j]
                     guard bound <= search.radius else { continue }
+                    let i = base + j
+                    guard columns.passesAttributes(i, search.filter) else { continue }
                     if byDistance {
                         // Candidates tie by slot: the order they are evaluated in never shows
                         // (exact posts tie by id), and the id column stays unread until then.
@@ -248,6 +254,19 @@ struct PostDistanceBound {
         let farthest = min(90, abs(lat) + Geodesy.degrees(radius / Geodesy.earthRadiusMeters) * (1 + 1e-9) + 1e-9)
         let cosBand = max(0, cos(Geodesy.radians(farthest)) * (1 - 1e-12) - 1e-15)
         cosProduct = cosLat * cosBand
+    }
+
+    /// `metres` for a run of slots, written to `bounds` from index 0.
+    @inline(__always)
+    func metres(lat: [Int32], lon: [Int32], slots: Range<Int>, into bounds: inout [Double]) {
+        lat.withUnsafeBufferPointer { lat in
+            lon.withUnsafeBufferPointer { lon in
+                bounds.withUnsafeMutableBufferPointer { bounds in
+                    let lat = UnsafeBufferPointer(rebasing: lat[slots]), lon = UnsafeBufferPointer(rebasing: lon[slots])
+                    for j in 0..<slots.count { bounds[j] = metres(lat: lat[j], lon: lon[j]) }
+                }
+            }
+        }
     }
 
     @inline(__always)
