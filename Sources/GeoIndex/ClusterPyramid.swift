@@ -12,12 +12,55 @@ struct ClusterPyramid: Sendable {
     struct Totals: Sendable {
         var count: Int32 = 0
         var x = 0.0, y = 0.0, z = 0.0
+
+        mutating func add(_ v: UnitVector, weight: Int32) {
+            count += weight
+            x += Double(weight) * v.x
+            y += Double(weight) * v.y
+            z += Double(weight) * v.z
+        }
+
+        mutating func add(_ other: Totals) {
+            count += other.count
+            x += other.x
+            y += other.y
+            z += other.z
+        }
     }
 
     /// `levels[zoom]` holds `side(zoom)²` cells; empty until the first post arrives.
     private(set) var levels: [[Totals]] = []
 
     static func side(_ zoom: Int) -> Int { (1 << zoom) * ClusterGrid.cellsPerTile }
+
+    init() {}
+
+    /// The totals of many posts at once: each post touches only the finest zoom, and each
+    /// coarser cell is the sum of the four beneath it. Updating all six zooms post by post
+    /// took over a quarter of the bulk build.
+    init(_ posts: [IndexedPost], _ vectors: [UnitVector]) {
+        guard !posts.isEmpty else { return }
+        levels = (0...Self.maxZoom).map { Array(repeating: Totals(), count: Self.side($0) * Self.side($0)) }
+        let side = Self.side(Self.maxZoom)
+        levels[Self.maxZoom].withUnsafeMutableBufferPointer { finest in
+            for (post, v) in zip(posts, vectors) {
+                let cell = ClusterGrid.cell(lat: post.lat, lon: post.lon, side: side)
+                finest[cell.row * side + cell.column].add(v, weight: 1)
+            }
+        }
+        for zoom in stride(from: Self.maxZoom - 1, through: 0, by: -1) {
+            let side = Self.side(zoom), finer = levels[zoom + 1]
+            for row in 0..<side {
+                for column in 0..<side {
+                    var sum = Totals()
+                    for (dRow, dColumn) in [(0, 0), (0, 1), (1, 0), (1, 1)] {
+                        sum.add(finer[(2 * row + dRow) * 2 * side + 2 * column + dColumn])
+                    }
+                    levels[zoom][row * side + column] = sum
+                }
+            }
+        }
+    }
 
     mutating func add(_ post: IndexedPost, _ v: UnitVector) { change(post, v, by: 1) }
 
@@ -26,14 +69,9 @@ struct ClusterPyramid: Sendable {
     private mutating func change(_ post: IndexedPost, _ v: UnitVector, by sign: Int32) {
         if levels.isEmpty { levels = (0...Self.maxZoom).map { Array(repeating: Totals(), count: Self.side($0) * Self.side($0)) } }
         let finest = ClusterGrid.cell(lat: post.lat, lon: post.lon, side: Self.side(Self.maxZoom))
-        let weight = Double(sign)
         for zoom in 0...Self.maxZoom {
             let shift = Self.maxZoom - zoom
-            let index = (finest.row >> shift) * Self.side(zoom) + (finest.column >> shift)
-            levels[zoom][index].count += sign
-            levels[zoom][index].x += weight * v.x
-            levels[zoom][index].y += weight * v.y
-            levels[zoom][index].z += weight * v.z
+            levels[zoom][(finest.row >> shift) * Self.side(zoom) + (finest.column >> shift)].add(v, weight: sign)
         }
     }
 
