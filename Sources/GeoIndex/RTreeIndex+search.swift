@@ -323,16 +323,20 @@ struct NearbyFrontier {
     /// no step pays for a bounds or uniqueness check.
     mutating func push(_ entry: Entry) {
         heap.append(entry)
-        heap.withUnsafeMutableBufferPointer { h in
-            var hole = h.count - 1
-            while hole > 0 {
-                let up = (hole - 1) >> 1
-                guard entry < h[up] else { break }
-                h[hole] = h[up]
-                hole = up
-            }
-            h[hole] = entry
+        heap.withUnsafeMutableBufferPointer { Self.rise(entry, from: $0.count - 1, in: $0) }
+    }
+
+    /// Moves the hole at `start` up past every parent greater than `entry`, and fills it.
+    @inline(__always)
+    private static func rise(_ entry: Entry, from start: Int, in h: UnsafeMutableBufferPointer<Entry>) {
+        var hole = start
+        while hole > 0 {
+            let up = (hole - 1) >> 1
+            guard entry < h[up] else { break }
+            h[hole] = h[up]
+            hole = up
         }
+        h[hole] = entry
     }
 
     /// Floyd's pop: the hole at the top sinks along the smaller children to the bottom (one
@@ -353,13 +357,7 @@ struct NearbyFrontier {
                 h[hole] = h[smaller]
                 hole = smaller
             }
-            while hole > 0 {
-                let up = (hole - 1) >> 1
-                guard last < h[up] else { break }
-                h[hole] = h[up]
-                hole = up
-            }
-            h[hole] = last
+            Self.rise(last, from: hole, in: h)
             return top
         }
     }
