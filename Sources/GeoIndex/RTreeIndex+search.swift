@@ -65,8 +65,9 @@ extension RTreeIndex {
                 let leaf = Int(next.ref)
                 let base = leaf * Self.leafCapacity
                 let fill = Int(leafFill[leaf])
-                // The leaf's bounds in one branch-free pass over its two coordinate blocks,
-                // which the compiler turns into vector code; the pushes follow.
+                // The leaf's bounds in one tight pass over its two coordinate blocks, then the
+                // pushes: fewer instructions than interleaving them (the compiler keeps the
+                // pass scalar for baseline x86-64; see docs/benchmarks.md).
                 postBound.metres(lat: columns.lat, lon: columns.lon, slots: base..<(base + fill), into: &leafBounds)
                 for j in 0..<fill {
                     let bound = leafBounds[j]
