@@ -33,6 +33,10 @@ struct ClusterPyramid: Sendable {
 
     static func side(_ zoom: Int) -> Int { (1 << zoom) * ClusterGrid.cellsPerTile }
 
+    private static func emptyLevels() -> [[Totals]] {
+        (0...maxZoom).map { Array(repeating: Totals(), count: side($0) * side($0)) }
+    }
+
     init() {}
 
     /// The totals of many posts at once: each post touches only the finest zoom, and each
@@ -40,7 +44,7 @@ struct ClusterPyramid: Sendable {
     /// took over a quarter of the bulk build.
     init(_ posts: [IndexedPost], _ vectors: [UnitVector]) {
         guard !posts.isEmpty else { return }
-        levels = (0...Self.maxZoom).map { Array(repeating: Totals(), count: Self.side($0) * Self.side($0)) }
+        levels = Self.emptyLevels()
         let side = Self.side(Self.maxZoom)
         levels[Self.maxZoom].withUnsafeMutableBufferPointer { finest in
             for (post, v) in zip(posts, vectors) {
@@ -67,7 +71,7 @@ struct ClusterPyramid: Sendable {
     mutating func remove(_ post: IndexedPost, _ v: UnitVector) { change(post, v, by: -1) }
 
     private mutating func change(_ post: IndexedPost, _ v: UnitVector, by sign: Int32) {
-        if levels.isEmpty { levels = (0...Self.maxZoom).map { Array(repeating: Totals(), count: Self.side($0) * Self.side($0)) } }
+        if levels.isEmpty { levels = Self.emptyLevels() }
         let finest = ClusterGrid.cell(lat: post.lat, lon: post.lon, side: Self.side(Self.maxZoom))
         for zoom in 0...Self.maxZoom {
             let shift = Self.maxZoom - zoom

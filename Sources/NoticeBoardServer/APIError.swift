@@ -45,10 +45,16 @@ public struct APIError: Error, HTTPResponseError, Sendable {
         self = .invalid(error.field.map { "\($0) \(error.message)" } ?? error.message, field: error.field)
     }
 
+    /// `{"error": {...}}`, for the response and for `MalformedRequestResponder`, which answers
+    /// below the router.
+    var body: [String: [String: String]] {
+        var error: [String: String] = ["code": code, "message": message]
+        if let field { error["field"] = field }
+        return ["error": error]
+    }
+
     public func response(from request: Request, context: some RequestContext) throws -> Response {
-        var body: [String: String] = ["code": code, "message": message]
-        if let field { body["field"] = field }
-        var response = JSONResponse.make(status: status, ["error": body])
+        var response = JSONResponse.make(status: status, body)
         response.headers.append(contentsOf: headers)
         return response
     }

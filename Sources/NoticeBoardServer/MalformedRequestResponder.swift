@@ -57,8 +57,9 @@ final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHan
     private func answer(_ error: HTTPParserError, context: ChannelHandlerContext) {
         guard !answered else { return }
         answered = true
-        let body = ByteBuffer(string: JSONResponse.encode(["error": ["code": "invalid_request", "message": Self.message(for: error)]]))
-        let head = HTTPResponse(status: .badRequest, headerFields: [
+        let refusal = APIError.invalid(Self.message(for: error))
+        let body = ByteBuffer(string: JSONResponse.encode(refusal.body))
+        let head = HTTPResponse(status: refusal.status, headerFields: [
             .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close",
             .xContentTypeOptions: "nosniff",
         ])
