@@ -24,7 +24,9 @@ let package = Package(
     ],
     targets: [
         // Pure geometry and the in-memory spatial-temporal index: no I/O, no logging.
-        .target(name: "GeoIndex"),
+        .target(name: "GeoIndex", dependencies: ["IndexIntrinsics"]),
+        // One C header: a cache-line prefetch hint and sincos, which Swift cannot express.
+        .target(name: "IndexIntrinsics"),
         // The domain: posts, validation, queries, the store protocol and the board's read model.
         .target(name: "NoticeBoardCore", dependencies: ["GeoIndex"]),
         // PostgreSQL: migrations, the store implementation, the embedded cluster launcher.

@@ -1,4 +1,5 @@
 import Foundation
+import IndexIntrinsics
 
 /// A nearby query as the index sees it: already validated, tags interned, times in milliseconds.
 public struct NearbySearch: Sendable {
@@ -128,14 +129,18 @@ extension NearbySearch {
             return nil
         }
         let phi2 = Geodesy.radians(postLat)
-        let cosPhi2 = cos(phi2)
+        // sincos gives the very values sin and cos give, from one argument reduction.
+        var sinPhi2 = 0.0, cosPhi2 = 0.0
+        index_sincos(phi2, &sinPhi2, &cosPhi2)
         let dPhi = Geodesy.radians(postLat - lat), dLambda = Geodesy.radians(postLon - lon)
         let sinHalfPhi = sin(dPhi / 2), sinHalfLambda = sin(dLambda / 2)
         let a = sinHalfPhi * sinHalfPhi + viewer.cosPhi * cosPhi2 * sinHalfLambda * sinHalfLambda
         let distance = 2 * Geodesy.earthRadiusMeters * asin(min(1, sqrt(max(0, a))))
         guard distance <= radius else { return nil }
-        let y = sin(dLambda) * cosPhi2
-        let x = viewer.cosPhi * sin(phi2) - viewer.sinPhi * cosPhi2 * cos(dLambda)
+        var sinLambda = 0.0, cosLambda = 0.0
+        index_sincos(dLambda, &sinLambda, &cosLambda)
+        let y = sinLambda * cosPhi2
+        let x = viewer.cosPhi * sinPhi2 - viewer.sinPhi * cosPhi2 * cosLambda
         let bearing = Geodesy.normalizedDegrees(Geodesy.degrees(atan2(y, x)))
         if let cone, distance > cone.accuracy, Geodesy.angleDifference(bearing, cone.facing) > cone.fov / 2 {
             return nil

@@ -76,7 +76,10 @@ extension RTreeIndex {
                     guard columns.passesAttributes(i, search.filter) else { continue }
                     if byDistance {
                         // Candidates tie by slot: the order they are evaluated in never shows
-                        // (exact posts tie by id), and the id column stays unread until then.
+                        // (exact posts tie by id). Their id and time are read when they reach
+                        // the front: those lines start loading now.
+                        columns.id.prefetch(from: i)
+                        columns.createdAt.prefetch(from: i)
                         frontier.push(.init(key: bound, tie: Int64(i), ref: Int32(i), state: .candidatePost))
                     } else {
                         let id = columns.id[i]
@@ -103,15 +106,33 @@ extension RTreeIndex {
                         guard summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
                         if !byDistance {
                             if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
+                            prefetch(child, isLeaf: leaves)
                             frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: state))
                             continue
                         }
                     }
+                    prefetch(child, isLeaf: leaves)
                     frontier.push(.init(key: bound, tie: 0, ref: child, state: state))
                 }
             }
         }
         return found
+    }
+
+    /// Starts loading what a walk reads first when it reaches this child: a leaf's coordinates,
+    /// a node's child boxes and ids. Called as the child enters the frontier, so the loads
+    /// overlap with the entries worked before it; a cold query waits on memory about half its
+    /// time (docs/benchmarks.md).
+    @inline(__always)
+    func prefetch(_ child: Int32, isLeaf: Bool) {
+        if isLeaf {
+            let slot = Int(child) * Self.leafCapacity
+            columns.lat.prefetch(from: slot, count: Self.leafCapacity)
+            columns.lon.prefetch(from: slot, count: Self.leafCapacity)
+        } else {
+            childBoxes.prefetch(from: Int(child) * Self.fanout, count: Self.fanout)
+            children.prefetch(from: Int(child) * Self.fanout, count: Self.fanout)
+        }
     }
 
     /// Posts in the box, newest first, strictly after the cursor, at most `limit`.
