@@ -106,12 +106,12 @@ extension RTreeIndex {
                         guard summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
                         if !byDistance {
                             if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
-                            prefetch(child, isLeaf: leaves)
+                            if leaves { prefetchCoordinates(ofLeaf: child) }
                             frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: state))
                             continue
                         }
                     }
-                    prefetch(child, isLeaf: leaves)
+                    if leaves { prefetchCoordinates(ofLeaf: child) }
                     frontier.push(.init(key: bound, tie: 0, ref: child, state: state))
                 }
             }
@@ -119,20 +119,16 @@ extension RTreeIndex {
         return found
     }
 
-    /// Starts loading what a walk reads first when it reaches this child: a leaf's coordinates,
-    /// a node's child boxes and ids. Called as the child enters the frontier, so the loads
-    /// overlap with the entries worked before it; a cold query waits on memory about half its
-    /// time (docs/benchmarks.md).
+    /// Starts loading a leaf's coordinates, which a walk reads first when it reaches the leaf.
+    /// Called as the leaf enters the frontier, so the loads overlap with the entries worked
+    /// before it: a cold query waits on memory about half its time. Inner nodes are not
+    /// prefetched: their six lines of boxes cost more instructions than the waits they saved
+    /// (docs/benchmarks.md).
     @inline(__always)
-    func prefetch(_ child: Int32, isLeaf: Bool) {
-        if isLeaf {
-            let slot = Int(child) * Self.leafCapacity
-            columns.lat.prefetch(from: slot, count: Self.leafCapacity)
-            columns.lon.prefetch(from: slot, count: Self.leafCapacity)
-        } else {
-            childBoxes.prefetch(from: Int(child) * Self.fanout, count: Self.fanout)
-            children.prefetch(from: Int(child) * Self.fanout, count: Self.fanout)
-        }
+    func prefetchCoordinates(ofLeaf leaf: Int32) {
+        let slot = Int(leaf) * Self.leafCapacity
+        columns.lat.prefetch(from: slot, count: Self.leafCapacity)
+        columns.lon.prefetch(from: slot, count: Self.leafCapacity)
     }
 
     /// Posts in the box, newest first, strictly after the cursor, at most `limit`.
@@ -252,135 +248,6 @@ extension RTreeIndex {
         for k in base..<(base + Int(nodeFill[Int(node)])) {
             let child = children[k]
             body(child, leaves, leaves ? leafSummary[Int(child)] : nodeSummary[Int(child)])
-        }
-    }
-}
-
-/// A lower bound on the haversine distance from the viewer to a post, from plain arithmetic on
-/// the stored units: `sin x >= x - x³/6` for `x >= 0` bounds both half-angle sines from below,
-/// a leaf's smallest `cos φ` bounds the post's, and `asin s >= s`. About 1e-9 below the truth
-/// for nearby posts, so the trigonometry is spared for posts that never reach the front.
-struct PostDistanceBound {
-    /// The viewer in (fractional) 1e-7° units.
-    let latUnits: Double
-    let lonUnits: Double
-    /// `cos φ` of the viewer times a lower bound on `cos φ` of every post within the radius:
-    /// they lie in the band of latitudes `radius` allows, and cos falls with |φ|. A post
-    /// outside the band may get a bound above its distance, but that distance is beyond the
-    /// radius, so the post is never returned either way.
-    let cosProduct: Double
-
-    init(lat: Double, lon: Double, cosLat: Double, radius: Double) {
-        latUnits = lat * FixedDegrees.unitsPerDegree
-        lonUnits = lon * FixedDegrees.unitsPerDegree
-        let farthest = min(90, abs(lat) + Geodesy.degrees(radius / Geodesy.earthRadiusMeters) * (1 + 1e-9) + 1e-9)
-        let cosBand = max(0, cos(Geodesy.radians(farthest)) * (1 - 1e-12) - 1e-15)
-        cosProduct = cosLat * cosBand
-    }
-
-    /// `metres` for a run of slots, written to `bounds` from index 0.
-    @inline(__always)
-    func metres(lat: [Int32], lon: [Int32], slots: Range<Int>, into bounds: inout [Double]) {
-        lat.withUnsafeBufferPointer { lat in
-            lon.withUnsafeBufferPointer { lon in
-                bounds.withUnsafeMutableBufferPointer { bounds in
-                    let lat = UnsafeBufferPointer(rebasing: lat[slots]), lon = UnsafeBufferPointer(rebasing: lon[slots])
-                    for j in 0..<slots.count { bounds[j] = metres(lat: lat[j], lon: lon[j]) }
-                }
-            }
-        }
-    }
-
-    @inline(__always)
-    func metres(lat postLat: Int32, lon postLon: Int32) -> Double {
-        let halfAnglePerUnit = Double.pi / 360 / FixedDegrees.unitsPerDegree
-        let halfCircle = 180 * FixedDegrees.unitsPerDegree
-        let halfPhi = abs(Double(postLat) - latUnits) * halfAnglePerUnit
-        var dLon = abs(Double(postLon) - lonUnits)
-        if dLon > halfCircle { dLon = 2 * halfCircle - dLon }
-        let halfLambda = dLon * halfAnglePerUnit
-        let sinPhi = halfPhi * (1 - halfPhi * halfPhi * (1.0 / 6))
-        let sinLambda = halfLambda * (1 - halfLambda * halfLambda * (1.0 / 6))
-        let a = sinPhi * sinPhi + cosProduct * sinLambda * sinLambda
-        // The relative margin covers rounding in this and in the exact formula.
-        return 2 * Geodesy.earthRadiusMeters * a.squareRoot() * (1 - 1e-9) - 1e-6
-    }
-}
-
-
-/// The frontier of a nearby walk: a binary min-heap of small entries, compared inline.
-struct NearbyFrontier {
-    enum State: UInt8 {
-        /// Ordered first among equal keys: a node may hold a post that ties.
-        case node = 0
-        case leaf = 1
-        /// A post keyed by a lower bound, not yet evaluated.
-        case candidatePost = 2
-        /// A post keyed by its exact distance.
-        case exactPost = 3
-    }
-
-    struct Entry {
-        var key: Double
-        var tie: Int64
-        var ref: Int32
-        var state: State
-
-        @inline(__always)
-        static func < (a: Entry, b: Entry) -> Bool {
-            if a.key != b.key { return a.key < b.key }
-            if a.state != b.state { return a.state.rawValue < b.state.rawValue }
-            return a.tie < b.tie
-        }
-    }
-
-    private var heap: [Entry] = []
-
-    init() { heap.reserveCapacity(256) }
-
-    /// The smallest key waiting, infinity when empty.
-    var minimumKey: Double { heap.first?.key ?? .infinity }
-
-    /// Sift-up by moving a hole, not by swapping: one write per level, through a raw buffer so
-    /// no step pays for a bounds or uniqueness check.
-    mutating func push(_ entry: Entry) {
-        heap.append(entry)
-        heap.withUnsafeMutableBufferPointer { Self.rise(entry, from: $0.count - 1, in: $0) }
-    }
-
-    /// Moves the hole at `start` up past every parent greater than `entry`, and fills it.
-    @inline(__always)
-    private static func rise(_ entry: Entry, from start: Int, in h: UnsafeMutableBufferPointer<Entry>) {
-        var hole = start
-        while hole > 0 {
-            let up = (hole - 1) >> 1
-            guard entry < h[up] else { break }
-            h[hole] = h[up]
-            hole = up
-        }
-        h[hole] = entry
-    }
-
-    /// Floyd's pop: the hole at the top sinks along the smaller children to the bottom (one
-    /// comparison a level, not two), then the last entry, which belongs near the bottom
-    /// anyway, rises from there to its place.
-    mutating func pop() -> Entry? {
-        guard let last = heap.popLast() else { return nil }
-        guard !heap.isEmpty else { return last }
-        return heap.withUnsafeMutableBufferPointer { h in
-            let top = h[0]
-            let count = h.count
-            var hole = 0
-            while true {
-                let left = 2 * hole + 1
-                guard left < count else { break }
-                let right = left + 1
-                let smaller = right < count && h[right] < h[left] ? right : left
-                h[hole] = h[smaller]
-                hole = smaller
-            }
-            Self.rise(last, from: hole, in: h)
-            return top
         }
     }
 }
