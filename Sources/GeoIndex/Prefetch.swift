@@ -7,7 +7,8 @@ extension Array {
     @inline(__always)
     func prefetch(from index: Int, count: Int = 1) {
         withUnsafeBufferPointer { buffer in
-            let start = UnsafeRawPointer(buffer.baseAddress.unsafelyUnwrapped + index)
+            guard let base = buffer.baseAddress else { return }
+            let start = UnsafeRawPointer(base + index)
             let bytes = count * MemoryLayout<Element>.stride
             // Every 64th byte, then the last one: each line the elements lie in, however they
             // are aligned. A lone naturally aligned scalar lies in one line: no second hint.
