@@ -23,15 +23,16 @@ public struct ClusterGrid: Sendable {
     struct Accumulator {
         var count = 0
         var x = 0.0, y = 0.0, z = 0.0
-        var onlyPost: IndexedPost?
+        /// The one member of a cell that has one, which the cluster then names.
+        var onlyPost: (id: Int64, lat: Double, lon: Double)?
 
-        mutating func add(_ post: IndexedPost) {
+        mutating func add(id: Int64, lat: Double, lon: Double) {
             count += 1
-            let phi = Geodesy.radians(post.lat), lambda = Geodesy.radians(post.lon)
-            x += cos(phi) * cos(lambda)
-            y += cos(phi) * sin(lambda)
-            z += sin(phi)
-            onlyPost = count == 1 ? post : nil
+            let vector = UnitVector(lat: lat, lon: lon)
+            x += vector.x
+            y += vector.y
+            z += vector.z
+            onlyPost = count == 1 ? (id, lat, lon) : nil
         }
 
         mutating func merge(_ other: Accumulator) {
@@ -53,13 +54,32 @@ public struct ClusterGrid: Sendable {
 
     let cellsPerSide: Int
     private var cells: [Int: Accumulator] = [:]
+    /// Posts added one by one come a leaf at a time, and a leaf's posts mostly share a cell:
+    /// they gather here and reach the table when the cell changes, not a hash lookup each.
+    private var pendingKey = -1
+    private var pending = Accumulator()
 
     public init(zoom: Int) {
         cellsPerSide = (1 << min(max(zoom, 0), 22)) * Self.cellsPerTile
     }
 
     public mutating func add(_ post: IndexedPost) {
-        cells[key(lat: post.lat, lon: post.lon, side: cellsPerSide), default: Accumulator()].add(post)
+        add(id: post.id, lat: post.lat, lon: post.lon)
+    }
+
+    /// Adds a post from its id and coordinates, all a cluster needs of it.
+    mutating func add(id: Int64, lat: Double, lon: Double) {
+        add(id: id, lat: lat, lon: lon, key: key(lat: lat, lon: lon, side: cellsPerSide))
+    }
+
+    /// The same, with the cell the caller has already computed with `key(of:)`.
+    mutating func add(id: Int64, lat: Double, lon: Double, key: Int) {
+        if key != pendingKey {
+            if pending.count > 0 { cells[pendingKey, default: Accumulator()].merge(pending) }
+            pendingKey = key
+            pending = Accumulator()
+        }
+        pending.add(id: id, lat: lat, lon: lon)
     }
 
     /// Adds a whole node's posts at once if they all fall in one cell; false if they do not.
@@ -81,6 +101,7 @@ public struct ClusterGrid: Sendable {
     public func clusters() -> [Cluster] {
         var side = cellsPerSide
         var current = cells
+        if pending.count > 0 { current[pendingKey, default: Accumulator()].merge(pending) }
         while current.count > Self.maxClusters, side > 1 {
             var coarser: [Int: Accumulator] = [:]
             for (key, accumulator) in current {

@@ -191,7 +191,7 @@ extension RTreeIndex {
                 let widened = GeoBox(west: extent.west - margin, south: extent.south - margin, east: extent.east + margin, north: extent.north + margin)
                 forEachPost(in: widened, filter: .all) { post in
                     guard grid.key(of: post) == key, box.contains(lat: post.lat, lon: post.lon) else { return }
-                    grid.add(post)
+                    grid.add(id: post.id, lat: post.lat, lon: post.lon, key: key)
                     total += 1
                 }
             }
@@ -211,10 +211,11 @@ extension RTreeIndex {
             }
             if isLeaf {
                 let base = Int(node) * Self.leafCapacity
+                // Only the columns a cluster needs: a whole post is seven of them.
                 for slot in base..<(base + Int(leafFill[Int(node)])) {
-                    let post = columns.post(at: slot)
-                    guard box.contains(lat: post.lat, lon: post.lon), filter.matches(post) else { continue }
-                    grid.add(post)
+                    let lat = columns.latitude(slot), lon = columns.longitude(slot)
+                    guard box.contains(lat: lat, lon: lon), columns.passesAttributes(slot, filter) else { continue }
+                    grid.add(id: columns.id[slot], lat: lat, lon: lon)
                     total += 1
                 }
             } else {

@@ -1,4 +1,5 @@
 import Foundation
+import IndexIntrinsics
 
 /// A point on the unit sphere. Chord lengths between unit vectors order points exactly as
 /// great-circle distances do, and a box around vectors bounds the chord to anything inside it,
@@ -10,11 +11,13 @@ public struct UnitVector: Sendable, Equatable {
 
     @inlinable
     public init(lat: Double, lon: Double) {
-        let phi = Geodesy.radians(lat), lambda = Geodesy.radians(lon)
-        let c = cos(phi)
-        x = c * cos(lambda)
-        y = c * sin(lambda)
-        z = sin(phi)
+        // sincos: the very values of sin and cos, from one argument reduction each.
+        var sinPhi = 0.0, cosPhi = 0.0, sinLambda = 0.0, cosLambda = 0.0
+        index_sincos(Geodesy.radians(lat), &sinPhi, &cosPhi)
+        index_sincos(Geodesy.radians(lon), &sinLambda, &cosLambda)
+        x = cosPhi * cosLambda
+        y = cosPhi * sinLambda
+        z = sinPhi
     }
 
     /// The great-circle distance in metres that corresponds to a chord of the unit sphere.

@@ -70,6 +70,28 @@ func runBenchmark() {
         return (built, best)
     }
 
+    /// A map view of the given width in degrees (half as tall) around a query point.
+    func view(around q: Query, span: Double) -> GeoBox {
+        span >= 360 ? GeoBox.world
+            : GeoBox(west: max(-180, q.lon - span / 2), south: max(-90, q.lat - span / 4), east: min(180, q.lon + span / 2), north: min(90, q.lat + span / 4))
+    }
+
+    if ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "clusters" {
+        // For callgrind: one bulk build, then clusters at zoom 10 and 16 over the first 200 views.
+        let tree = RTreeIndex(bulk: posts)
+        for (zoom, span) in [(10, 0.7), (16, 0.011)] {
+            var times: [Double] = []
+            for q in queries.prefix(200) {
+                let start = clock.now
+                let result = tree.clusters(in: view(around: q, span: span), filter: .all, zoom: zoom)
+                times.append(seconds(clock.now - start) * 1e6)
+                precondition(result.clusters.reduce(0) { $0 + $1.count } == result.total)
+            }
+            print(String(format: "clusters at zoom %d, µs: median %.1f, mean %.1f", zoom, times.sorted()[times.count / 2], times.reduce(0, +) / Double(times.count)))
+        }
+        return
+    }
+
     if ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "1" {
         // For callgrind: one bulk build and one pass of plain queries, nothing else.
         let tree = RTreeIndex(bulk: posts)
@@ -208,8 +230,7 @@ func runBenchmark() {
         for (zoom, span) in [(3, 360.0), (10, 0.7), (16, 0.011)] {
             var times: [Double] = []
             for q in queries.prefix(200) {
-                let box = span >= 360 ? GeoBox.world
-                    : GeoBox(west: max(-180, q.lon - span / 2), south: max(-90, q.lat - span / 4), east: min(180, q.lon + span / 2), north: min(90, q.lat + span / 4))
+                let box = view(around: q, span: span)
                 let start = clock.now
                 let result = index.clusters(in: box, filter: .all, zoom: zoom)
                 times.append(seconds(clock.now - start) * 1e6)
