@@ -122,8 +122,8 @@ extension RTreeIndex {
     /// Starts loading a leaf's coordinates, which a walk reads first when it reaches the leaf.
     /// Called as the leaf enters the frontier, so the loads overlap with the entries worked
     /// before it: a cold query waits on memory about half its time. Inner nodes are not
-    /// prefetched: their six lines of boxes cost more instructions than the waits they saved
-    /// (docs/benchmarks.md).
+    /// prefetched: their six lines of boxes gained under 1 % more in paired passes, for more
+    /// instructions (docs/benchmarks.md).
     @inline(__always)
     func prefetchCoordinates(ofLeaf leaf: Int32) {
         let slot = Int(leaf) * Self.leafCapacity
