@@ -1,4 +1,5 @@
 import Foundation
+import IndexIntrinsics
 
 /// Spherical-earth formulas of the contract: haversine distance and initial great-circle bearing
 /// on a sphere of radius 6 371 008.8 m, and a wrap-around-safe angle difference.
@@ -29,6 +30,15 @@ public enum Geodesy {
         let y = sin(dLambda) * cos(phi2)
         let x = cos(phi1) * sin(phi2) - sin(phi1) * cos(phi2) * cos(dLambda)
         return normalizedDegrees(degrees(atan2(y, x)))
+    }
+
+    /// The sine and cosine of one angle (radians) in one call: the C library's `sincos` shares
+    /// one argument reduction and returns the very values `sin` and `cos` return.
+    @inlinable
+    public static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
+        var sine = 0.0, cosine = 0.0
+        index_sincos(x, &sine, &cosine)
+        return (sine, cosine)
     }
 
     /// Maps any finite angle into `[0, 360)`.

@@ -1,5 +1,4 @@
 import Foundation
-import IndexIntrinsics
 
 /// A nearby query as the index sees it: already validated, tags interned, times in milliseconds.
 public struct NearbySearch: Sendable {
@@ -129,16 +128,13 @@ extension NearbySearch {
             return nil
         }
         let phi2 = Geodesy.radians(postLat)
-        // sincos gives the very values sin and cos give, from one argument reduction.
-        var sinPhi2 = 0.0, cosPhi2 = 0.0
-        index_sincos(phi2, &sinPhi2, &cosPhi2)
+        let (sinPhi2, cosPhi2) = Geodesy.sinCos(phi2)
         let dPhi = Geodesy.radians(postLat - lat), dLambda = Geodesy.radians(postLon - lon)
         let sinHalfPhi = sin(dPhi / 2), sinHalfLambda = sin(dLambda / 2)
         let a = sinHalfPhi * sinHalfPhi + viewer.cosPhi * cosPhi2 * sinHalfLambda * sinHalfLambda
         let distance = 2 * Geodesy.earthRadiusMeters * asin(min(1, sqrt(max(0, a))))
         guard distance <= radius else { return nil }
-        var sinLambda = 0.0, cosLambda = 0.0
-        index_sincos(dLambda, &sinLambda, &cosLambda)
+        let (sinLambda, cosLambda) = Geodesy.sinCos(dLambda)
         let y = sinLambda * cosPhi2
         let x = viewer.cosPhi * sinPhi2 - viewer.sinPhi * cosPhi2 * cosLambda
         let bearing = Geodesy.normalizedDegrees(Geodesy.degrees(atan2(y, x)))

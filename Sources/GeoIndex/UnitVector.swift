@@ -1,5 +1,4 @@
 import Foundation
-import IndexIntrinsics
 
 /// A point on the unit sphere. Chord lengths between unit vectors order points exactly as
 /// great-circle distances do, and a box around vectors bounds the chord to anything inside it,
@@ -11,10 +10,8 @@ public struct UnitVector: Sendable, Equatable {
 
     @inlinable
     public init(lat: Double, lon: Double) {
-        // sincos: the very values of sin and cos, from one argument reduction each.
-        var sinPhi = 0.0, cosPhi = 0.0, sinLambda = 0.0, cosLambda = 0.0
-        index_sincos(Geodesy.radians(lat), &sinPhi, &cosPhi)
-        index_sincos(Geodesy.radians(lon), &sinLambda, &cosLambda)
+        let (sinPhi, cosPhi) = Geodesy.sinCos(Geodesy.radians(lat))
+        let (sinLambda, cosLambda) = Geodesy.sinCos(Geodesy.radians(lon))
         x = cosPhi * cosLambda
         y = cosPhi * sinLambda
         z = sinPhi
