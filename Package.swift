@@ -82,7 +82,7 @@ let package = Package(
         // Seeded random boards and the brute-force oracle every query is checked against.
         .target(name: "BoardTestSupport", dependencies: ["GeoIndex"], path: "Tests/BoardTestSupport"),
         .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "BoardTestSupport"]),
-        .testTarget(name: "NoticeBoardCoreTests", dependencies: ["NoticeBoardCore", "GeoIndex"]),
+        .testTarget(name: "NoticeBoardCoreTests", dependencies: ["NoticeBoardCore", "GeoIndex", "BoardTestSupport"]),
         .testTarget(
             name: "NoticeBoardServerTests",
             dependencies: [

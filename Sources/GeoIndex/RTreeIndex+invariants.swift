@@ -78,10 +78,17 @@ extension RTreeIndex {
         }
         guard !pyramid.levels.isEmpty || recount.levels.isEmpty else { return ["the pyramid is empty but posts exist"] }
         var problems: [String] = []
-        for (zoom, level) in recount.levels.enumerated() {
-            let stored = pyramid.levels[zoom]
-            for (key, totals) in level.enumerated() where totals.count != stored[key].count {
-                problems.append("pyramid zoom \(zoom) cell \(key) counts \(stored[key].count), holds \(totals.count)")
+        // Walked over the stored levels too: when every post is gone the recount has none,
+        // and each stored count must then be zero.
+        for zoom in 0..<max(recount.levels.count, pyramid.levels.count) {
+            let stored = zoom < pyramid.levels.count ? pyramid.levels[zoom] : []
+            let actual = zoom < recount.levels.count ? recount.levels[zoom] : []
+            for key in 0..<max(stored.count, actual.count) {
+                let storedCount = key < stored.count ? stored[key].count : 0
+                let actualCount = key < actual.count ? actual[key].count : 0
+                if storedCount != actualCount {
+                    problems.append("pyramid zoom \(zoom) cell \(key) counts \(storedCount), holds \(actualCount)")
+                }
             }
         }
         return problems

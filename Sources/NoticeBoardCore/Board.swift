@@ -27,8 +27,9 @@ public final class Board: Sendable {
         // only the tree is built at the end.
         var loading = BoardState()
         var hot: [IndexedPost] = []
-        try await store.forEachVisiblePost { post in
+        try await store.forEachVisiblePost { post, version in
             loading.posts[post.id] = post
+            if version > 1 { loading.versions[post.id] = version }
             hot.append(loading.indexed(post))
         }
         loading.index = PostIndex(bulk: hot)
@@ -50,34 +51,31 @@ public final class Board: Sendable {
             draft = submission.draft(lat: beacon.lat, lon: beacon.lon, floor: beacon.floor, beacon: reference.description)
         }
         let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
-        if case .created(let post) = outcome { reconcile(post, status: .visible) }
+        if case .created(let post) = outcome { reconcile(post, status: .visible, version: 1) }
         return outcome
     }
 
     /// Brings the index and live streams in line with a committed status change: a post that
     /// left "visible" vanishes from every read and stream at once; a restored one comes back.
     public func apply(_ change: StatusChange) {
-        reconcile(change.post.post, status: change.post.status)
+        reconcile(change.post.post, status: change.post.status, version: change.version)
     }
 
     /// Brings one post in line with its committed state, whichever instance changed it: a
     /// visible post is in the index, any other is not, and streams hear of every difference.
-    /// Idempotent, so a change seen both locally and through the change feed counts once.
-    public func reconcile(_ post: Post, status: PostStatus) {
-        let event: LiveEvent? = state.write { state in
-            let present = state.posts[post.id] != nil
-            switch (status == .visible, present) {
-            case (true, false):
-                state.insert(post)
-                return .post(post)
-            case (false, true):
-                state.remove(id: post.id)
-                return .remove(id: post.id, lat: post.lat, lon: post.lon)
-            default:
-                return nil
-            }
+    /// A state older than the one applied already is ignored, so results that race each other
+    /// (this instance's transactions and the change feed) land in commit order; seeing one
+    /// state twice counts once. Events are published under the lock, in the order applied.
+    public func reconcile(_ post: Post, status: PostStatus, version: Int64) {
+        state.write { state in
+            guard let event = state.reconcile(post, status: status, version: version) else { return }
+            feed.publish(event)
         }
-        if let event { feed.publish(event) }
+    }
+
+    /// The version of the state applied for a post, 0 if none was seen (tests check ordering with it).
+    public func version(of id: Int64) -> Int64 {
+        state.read { $0.version(of: id) }
     }
 
     public func post(id: Int64) -> Post? {
@@ -160,8 +158,32 @@ struct BoardState: Sendable {
     var index = PostIndex()
     var posts: [Int64: Post] = [:]
     var tags = TagInterner()
+    /// Versions above 1 of the posts present, and the versions of posts removed since the load;
+    /// a present post not listed is at version 1. Most posts are never changed, so this stays small.
+    var versions: [Int64: Int64] = [:]
 
     init() {}
+
+    func version(of id: Int64) -> Int64 {
+        versions[id] ?? (posts[id] != nil ? 1 : 0)
+    }
+
+    /// Applies a post's state if it is newer than the one known; returns what streams must hear.
+    mutating func reconcile(_ post: Post, status: PostStatus, version: Int64) -> LiveEvent? {
+        guard version > self.version(of: post.id) else { return nil }
+        let present = posts[post.id] != nil
+        if version > 1 || status != .visible { versions[post.id] = version } else { versions[post.id] = nil }
+        switch (status == .visible, present) {
+        case (true, false):
+            insert(post)
+            return .post(post)
+        case (false, true):
+            remove(id: post.id)
+            return .remove(id: post.id, lat: post.lat, lon: post.lon)
+        default:
+            return nil
+        }
+    }
 
     mutating func insert(_ post: Post) {
         posts[post.id] = post

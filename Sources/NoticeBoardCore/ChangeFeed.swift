@@ -20,10 +20,13 @@ public struct PostChange: Sendable, Equatable {
     public var sequence: Int64
     public var post: Post
     public var status: PostStatus
+    /// The post's version in that state: every update of a post raises it.
+    public var version: Int64
 
-    public init(sequence: Int64, post: Post, status: PostStatus) {
+    public init(sequence: Int64, post: Post, status: PostStatus, version: Int64) {
         self.sequence = sequence
         self.post = post
         self.status = status
+        self.version = version
     }
 }

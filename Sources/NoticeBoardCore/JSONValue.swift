@@ -10,9 +10,9 @@ public enum JSONValue: Sendable, Equatable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    /// Parses a body; `nil` for malformed JSON.
+    /// Parses a body; `nil` for anything `parseStrict` refuses.
     public static func parse(_ data: Data) -> JSONValue? {
-        try? JSONDecoder().decode(JSONValue.self, from: data)
+        try? parseStrict(data)
     }
 
     /// A canonical text (sorted keys, no spaces): two bodies with the same content have the same one.

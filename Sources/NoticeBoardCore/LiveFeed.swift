@@ -37,6 +37,7 @@ public final class LiveFeed: Sendable {
     }
 
     struct State {
+        let retained: Int
         var lastSequence: Int64
         var recent: [SequencedEvent] = []
         var subscribers: [Int: AsyncStream<SequencedEvent>.Continuation] = [:]
@@ -45,6 +46,17 @@ public final class LiveFeed: Sendable {
         var cellsOf: [Int: Set<StreamCells.Cell>] = [:]
         var everywhere: Set<Int> = []
         var nextToken = 0
+
+        /// The newest `retained` events after `sequence`; events are in sequence order.
+        func retainedEvents(after sequence: Int64) -> ArraySlice<SequencedEvent> {
+            let kept = recent.suffix(retained)
+            var low = kept.startIndex, high = kept.endIndex
+            while low < high {
+                let middle = (low + high) / 2
+                if kept[middle].sequence > sequence { high = middle } else { low = middle + 1 }
+            }
+            return kept[low...]
+        }
 
         mutating func remove(_ token: Int) -> AsyncStream<SequencedEvent>.Continuation? {
             everywhere.remove(token)
@@ -63,7 +75,7 @@ public final class LiveFeed: Sendable {
     public init(retained: Int = 10_000, bufferPerSubscriber: Int = 1000, now: Date = Date()) {
         self.retained = retained
         self.bufferPerSubscriber = bufferPerSubscriber
-        state = Mutex(State(lastSequence: Int64(now.timeIntervalSince1970 * 1_000_000)))
+        state = Mutex(State(retained: retained, lastSequence: Int64(now.timeIntervalSince1970 * 1_000_000)))
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -73,7 +85,8 @@ public final class LiveFeed: Sendable {
             state.lastSequence = max(state.lastSequence + 1, Int64(Date().timeIntervalSince1970 * 1_000_000))
             let sequenced = SequencedEvent(sequence: state.lastSequence, event: event)
             state.recent.append(sequenced)
-            if state.recent.count > retained { state.recent.removeFirst(state.recent.count - retained) }
+            // Trimmed in batches, so a full history costs no shift of every event per publish.
+            if state.recent.count >= 2 * retained { state.recent.removeFirst(state.recent.count - retained) }
             // Only the streams whose cells hold the position, and those listening everywhere.
             let (lat, lon) = event.position
             var dropped: [Int] = []
@@ -100,7 +113,7 @@ public final class LiveFeed: Sendable {
             } else {
                 state.everywhere.insert(token)
             }
-            let backlog = after.map { sequence in state.recent.filter { $0.sequence > sequence } } ?? []
+            let backlog = after.map { sequence in Array(state.retainedEvents(after: sequence)) } ?? []
             return Subscription(token: token, backlog: backlog, events: stream)
         }
     }

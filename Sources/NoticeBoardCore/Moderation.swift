@@ -48,10 +48,13 @@ public enum ModerationAction: String, Sendable {
 public struct StatusChange: Sendable, Equatable {
     public var post: ModeratedPost
     public var previous: PostStatus
+    /// The post's version after the change.
+    public var version: Int64
 
-    public init(post: ModeratedPost, previous: PostStatus) {
+    public init(post: ModeratedPost, previous: PostStatus, version: Int64) {
         self.post = post
         self.previous = previous
+        self.version = version
     }
 }
 
@@ -93,7 +96,7 @@ public struct ModerationQuery: Sendable {
         case "true"?: reportedOnly = true
         default: throw ValidationError(field: "reported", "must be true or false")
         }
-        clientId = parameters.first("clientId")
+        clientId = try parameters.clientId()
         box = try parameters.box()
         limit = try parameters.limit()
         if let text = parameters.first("cursor") {

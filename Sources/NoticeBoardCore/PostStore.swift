@@ -9,11 +9,18 @@ public protocol PostStore: Sendable {
     /// the key is unused; throws `StoreError.idempotencyConflict` if it came with other content.
     func existingPost(for idempotency: IdempotencyRequest) async throws -> CreateOutcome?
 
-    /// Calls `body` for every visible post, streaming, in no particular order.
-    func forEachVisiblePost(_ body: (Post) throws -> Void) async throws
+    /// Calls `body` for every visible post with its version, streaming, in no particular order.
+    func forEachVisiblePost(_ body: (Post, _ version: Int64) throws -> Void) async throws
 
     /// Whether the database answers now.
     func isReachable() async -> Bool
+}
+
+extension PostStore {
+    /// Every visible post, without versions.
+    public func forEachVisiblePost(_ body: (Post) throws -> Void) async throws {
+        try await forEachVisiblePost { post, _ in try body(post) }
+    }
 }
 
 public struct IdempotencyRequest: Sendable, Equatable {

@@ -44,7 +44,9 @@ enum ChildProcess {
 
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 {
-            guard errno == EINTR else { break }
+            guard errno == EINTR else {
+                throw EmbeddedPostgresError.commandFailed(program: executable, status: errno, output: "waitpid failed")
+            }
         }
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""

@@ -63,8 +63,14 @@ public final class EmbeddedPostgres: Sendable {
         return (endpoint, owns)
     }
 
-    /// Stops the cluster (fast shutdown: sessions end, committed data is safe).
+    /// Stops the cluster (fast shutdown: sessions end, committed data is safe). A cluster that is
+    /// not running (it died, or someone stopped it) needs nothing.
     public func stop() {
+        guard isPostmasterAlive else {
+            try? FileManager.default.removeItem(at: ownerFile)
+            logger.info("the embedded PostgreSQL is not running; nothing to stop")
+            return
+        }
         do {
             try run("pg_ctl", ["-D", clusterDirectory.path, "-m", "fast", "-w", "-t", "60", "stop"])
             try? FileManager.default.removeItem(at: ownerFile)
@@ -74,23 +80,48 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
+    /// Whether the cluster's postmaster process is alive (from `postmaster.pid`; no child process).
+    public var isPostmasterAlive: Bool {
+        let pidFile = clusterDirectory.appendingPathComponent("postmaster.pid")
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
+            let pid = Int32(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
+        else { return false }
+        return isAlive(pid)
+    }
+
+    /// Starts the cluster again on its port after it died; throws while it cannot (the dead
+    /// postmaster's backends may hold its shared memory for a few seconds).
+    public func restart(port: Int) throws {
+        try run("pg_ctl", ["-D", clusterDirectory.path, "-l", logFile.path, "-w", "-t", "30", "-o", "-p \(port)", "start"])
+        try "\(getpid())\n".write(to: ownerFile, atomically: true, encoding: .utf8)
+        logger.notice("restarted the embedded PostgreSQL", metadata: ["port": "\(port)"])
+    }
+
+    /// Makes the cluster in a staging directory and moves it into place only when complete, so
+    /// a start killed midway leaves nothing that looks like a cluster; the next start begins
+    /// again. The superuser password reaches `initdb` through a file only its owner can read.
     private func initialize(password: String) throws {
         let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: dataDirectory.path)) ?? [] where name.hasPrefix(Self.stagingPrefix) {
+            try? fileManager.removeItem(at: dataDirectory.appendingPathComponent(name))
+        }
         // A directory without PG_VERSION is an initdb that did not finish: start it again.
         try? fileManager.removeItem(at: clusterDirectory)
-        try fileManager.createDirectory(at: clusterDirectory, withIntermediateDirectories: true)
-        let passwordCopy = dataDirectory.appendingPathComponent("initdb-password.tmp")
-        try password.write(to: passwordCopy, atomically: true, encoding: .utf8)
+        let staging = dataDirectory.appendingPathComponent("\(Self.stagingPrefix)\(getpid())")
+        try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
+        defer { try? fileManager.removeItem(at: staging) }
+        let passwordCopy = dataDirectory.appendingPathComponent("\(Self.stagingPrefix)password-\(getpid())")
+        try Self.writePrivately(password, to: passwordCopy)
         defer { try? fileManager.removeItem(at: passwordCopy) }
         _ = fileManager.createFile(atPath: logFile.path, contents: nil)
         if let runAs {
-            try chown([clusterDirectory, passwordCopy, logFile], to: runAs)
+            try chown([staging, passwordCopy, logFile], to: runAs)
         }
-        try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: clusterDirectory.path)
+        try fileManager.setAttributes([.posixPermissions: 0o700], ofItemAtPath: staging.path)
         try run(
             "initdb",
             [
-                "-D", clusterDirectory.path, "-U", Self.username, "--pwfile", passwordCopy.path, "--auth", "scram-sha-256",
+                "-D", staging.path, "-U", Self.username, "--pwfile", passwordCopy.path, "--auth", "scram-sha-256",
                 "-E", "UTF8", "--locale", "C", "--no-instructions",
             ])
         let settings = """
@@ -100,13 +131,28 @@ public final class EmbeddedPostgres: Sendable {
             unix_socket_directories = ''
             max_connections = 100
             """
-        let configuration = clusterDirectory.appendingPathComponent("postgresql.conf")
+        let configuration = staging.appendingPathComponent("postgresql.conf")
         let handle = try FileHandle(forWritingTo: configuration)
         try handle.seekToEnd()
         try handle.write(contentsOf: Data(settings.utf8))
         try handle.close()
         // Single-user mode creates the application database before the server ever listens.
-        try run("postgres", ["--single", "-D", clusterDirectory.path, "postgres"], input: "CREATE DATABASE \(Self.database);\n")
+        try run("postgres", ["--single", "-D", staging.path, "postgres"], input: "CREATE DATABASE \(Self.database);\n")
+        try fileManager.moveItem(at: staging, to: clusterDirectory)
+    }
+
+    static let stagingPrefix = "postgres.initializing-"
+
+    /// Creates `url` readable by its owner alone from the first byte (a stale one is replaced).
+    static func writePrivately(_ text: String, to url: URL) throws {
+        unlink(url.path)
+        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw EmbeddedPostgresError.commandFailed(program: "open", status: errno, output: url.path) }
+        defer { close(fd) }
+        let bytes = Array(text.utf8)
+        guard write(fd, bytes, bytes.count) == bytes.count else {
+            throw EmbeddedPostgresError.commandFailed(program: "write", status: errno, output: url.path)
+        }
     }
 
     /// The port of a live postmaster on this cluster, from `postmaster.pid`.
@@ -131,7 +177,7 @@ public final class EmbeddedPostgres: Sendable {
         }
         let password = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "+", with: "-")
-        _ = FileManager.default.createFile(atPath: passwordFile.path, contents: Data(password.utf8), attributes: [.posixPermissions: 0o600])
+        try Self.writePrivately(password, to: passwordFile)
         return password
     }
 

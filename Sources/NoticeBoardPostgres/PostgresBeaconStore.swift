@@ -13,31 +13,31 @@ public struct PostgresBeaconStore: BeaconStore {
     }
 
     public func beacon(_ reference: BeaconReference) async throws -> Beacon? {
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query(
+        try await StoreErrors.bounded { [self] in
+            for try await (lat, lon, floor, name) in try await client.query(
                 """
                 SELECT lat, lon, floor, name FROM beacons
                 WHERE uuid = \(reference.uuid) AND major = \(reference.major) AND minor = \(reference.minor)
-                """, logger: logger)
+                """, logger: logger
+            ).decode((Double, Double, Int16?, String).self) {
+                return Beacon(reference: reference, lat: lat, lon: lon, floor: floor.map(Int.init), name: name)
+            }
+            return nil
         }
-        for try await (lat, lon, floor, name) in rows.decode((Double, Double, Int16?, String).self) {
-            return Beacon(reference: reference, lat: lat, lon: lon, floor: floor.map(Int.init), name: name)
-        }
-        return nil
     }
 
     public func all() async throws -> [Beacon] {
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query(
+        try await StoreErrors.bounded { [self] in
+            var beacons: [Beacon] = []
+            for try await (uuid, major, minor, lat, lon, floor, name) in try await client.query(
                 "SELECT uuid, major, minor, lat, lon, floor, name FROM beacons ORDER BY uuid, major, minor LIMIT 10000",
-                logger: logger)
+                logger: logger
+            ).decode((String, Int32, Int32, Double, Double, Int16?, String).self) {
+                let reference = try BeaconReference(uuid: uuid, major: String(major), minor: String(minor))
+                beacons.append(Beacon(reference: reference, lat: lat, lon: lon, floor: floor.map(Int.init), name: name))
+            }
+            return beacons
         }
-        var beacons: [Beacon] = []
-        for try await (uuid, major, minor, lat, lon, floor, name) in rows.decode((String, Int32, Int32, Double, Double, Int16?, String).self) {
-            let reference = try BeaconReference(uuid: uuid, major: String(major), minor: String(minor))
-            beacons.append(Beacon(reference: reference, lat: lat, lon: lon, floor: floor.map(Int.init), name: name))
-        }
-        return beacons
     }
 
     public func put(_ beacon: Beacon, actor: String) async throws -> Bool {

@@ -27,14 +27,15 @@ public struct PostgresChangeFeed: ChangeFeed {
         try await StoreErrors.translating {
             let rows = try await client.query(
                 """
-                SELECT c.seq, \(unescaped: PostgresPostStore.postColumns(of: "p")), p.status
+                SELECT c.seq, \(unescaped: PostgresPostStore.postColumns(of: "p")), p.status, p.version
                 FROM post_changes c JOIN posts p ON p.id = c.post_id
                 WHERE c.seq > \(sequence) ORDER BY c.seq LIMIT \(limit)
                 """, logger: logger)
             var changes: [PostChange] = []
-            for try await row in rows.decode((Int64, Int64, Double, Double, Double?, String, String, Int64, Double?, Int16?, String?, String).self) {
+            for try await row in rows.decode((Int64, Int64, Double, Double, Double?, String, String, Int64, Double?, Int16?, String?, String, Int64).self) {
                 let post = PostgresPostStore.post(from: (row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9, row.10))
-                changes.append(PostChange(sequence: row.0, post: post, status: PostStatus(rawValue: row.11) ?? .hidden))
+                changes.append(
+                    PostChange(sequence: row.0, post: post, status: PostStatus(rawValue: row.11) ?? .hidden, version: row.12))
             }
             return changes
         }

@@ -13,11 +13,11 @@ public struct PostgresModerationStore: ModerationStore {
         self.logger = logger
     }
 
-    typealias ModeratedRow = (Int64, Double, Double, Double?, String, String, Int64, Double?, Int16?, String?, String, String?, Int)
+    typealias ModeratedRow = (Int64, Double, Double, Double?, String, String, Int64, Double?, Int16?, String?, String, String?, Int, Int64)
 
-    /// A post's columns, then status, client hash and distinct reporters.
+    /// A post's columns, then status, client hash, distinct reporters and version.
     static let moderatedColumns = PostgresPostStore.postColumns(of: "p")
-        + ", p.status, p.client_hash, (SELECT count(*)::int8 FROM reports r WHERE r.post_id = p.id)"
+        + ", p.status, p.client_hash, (SELECT count(*)::int8 FROM reports r WHERE r.post_id = p.id), p.version"
 
     static func moderated(_ row: ModeratedRow) -> ModeratedPost {
         let post = PostgresPostStore.post(from: (row.0, row.1, row.2, row.3, row.4, row.5, row.6, row.7, row.8, row.9))
@@ -44,19 +44,19 @@ public struct PostgresModerationStore: ModerationStore {
         guard let previous else { return nil }
         if previous == .deleted, action != .delete { throw ModerationError.deleted }
         let status = action.resultingStatus.rawValue
-        var updated: ModeratedPost?
+        var updated: (post: ModeratedPost, version: Int64)?
         for try await row in try await connection.query(
             """
             UPDATE posts p SET status = \(status), message = CASE WHEN \(status) = 'deleted' THEN '' ELSE p.message END
             WHERE p.id = \(postId) RETURNING \(unescaped: moderatedColumns)
             """, logger: logger
         ).decode(ModeratedRow.self) {
-            updated = moderated(row)
+            updated = (moderated(row), row.13)
         }
         try await connection.query(
             "INSERT INTO audit_log (actor, action, post_id, reason) VALUES (\(actor), \(action.rawValue), \(postId), \(reason))",
             logger: logger)
-        return updated.map { StatusChange(post: $0, previous: previous) }
+        return updated.map { StatusChange(post: $0.post, previous: previous, version: $0.version) }
     }
 
     public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome {
@@ -106,8 +106,9 @@ public struct PostgresModerationStore: ModerationStore {
         let status = query.status?.rawValue
         let (westEdges, eastEdges) = (wests, easts)
         let afterTime = query.after?.createdAt, afterId = query.after?.id
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query(
+        let posts: [ModeratedPost] = try await StoreErrors.bounded { [self] in
+            var posts: [ModeratedPost] = []
+            for try await row in try await client.query(
                 """
                 SELECT \(unescaped: Self.moderatedColumns) FROM posts p
                 WHERE (cardinality(\(query.tags)::text[]) = 0 OR p.tag = ANY(\(query.tags)::text[]))
@@ -123,26 +124,29 @@ public struct PostgresModerationStore: ModerationStore {
                        OR (p.created_at, p.id) < (timestamptz 'epoch' + \(afterTime)::int8 * interval '1 millisecond', \(afterId)::int8))
                 ORDER BY p.created_at DESC, p.id DESC
                 LIMIT \(query.limit + 1)
-                """, logger: logger)
+                """, logger: logger
+            ).decode(ModeratedRow.self) {
+                posts.append(Self.moderated(row))
+            }
+            return posts
         }
-        var posts: [ModeratedPost] = []
-        for try await row in rows.decode(ModeratedRow.self) { posts.append(Self.moderated(row)) }
         let next = posts.count > query.limit
             ? PageCursor.time(createdAt: posts[query.limit - 1].post.createdAt, id: posts[query.limit - 1].post.id).encoded : nil
         return Page(items: Array(posts.prefix(query.limit)), nextCursor: next)
     }
 
     public func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry> {
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query(
+        let entries: [AuditEntry] = try await StoreErrors.bounded { [self] in
+            var entries: [AuditEntry] = []
+            for try await row in try await client.query(
                 """
                 SELECT id, (extract(epoch FROM at) * 1000)::int8, actor, action, post_id, reason FROM audit_log
                 WHERE (\(id)::int8 IS NULL OR id < \(id)::int8) ORDER BY id DESC LIMIT \(limit + 1)
-                """, logger: logger)
-        }
-        var entries: [AuditEntry] = []
-        for try await row in rows.decode((Int64, Int64, String, String, Int64?, String?).self) {
-            entries.append(AuditEntry(id: row.0, at: row.1, actor: row.2, action: row.3, postId: row.4, reason: row.5))
+                """, logger: logger
+            ).decode((Int64, Int64, String, String, Int64?, String?).self) {
+                entries.append(AuditEntry(id: row.0, at: row.1, actor: row.2, action: row.3, postId: row.4, reason: row.5))
+            }
+            return entries
         }
         let next = entries.count > limit ? PageCursor.time(createdAt: entries[limit - 1].at, id: entries[limit - 1].id).encoded : nil
         return Page(items: Array(entries.prefix(limit)), nextCursor: next)
@@ -179,20 +183,26 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func moderators() async throws -> [String] {
-        var names: [String] = []
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query("SELECT username FROM moderators ORDER BY username", logger: logger)
+        try await StoreErrors.bounded { [self] in
+            var names: [String] = []
+            for try await name in try await client.query("SELECT username FROM moderators ORDER BY username", logger: logger)
+                .decode(String.self)
+            {
+                names.append(name)
+            }
+            return names
         }
-        for try await name in rows.decode(String.self) { names.append(name) }
-        return names
     }
 
     public func passwordHash(username: String) async throws -> String? {
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query("SELECT password_hash FROM moderators WHERE username = \(username)", logger: logger)
+        try await StoreErrors.bounded { [self] in
+            for try await hash in try await client.query(
+                "SELECT password_hash FROM moderators WHERE username = \(username)", logger: logger
+            ).decode(String.self) {
+                return hash
+            }
+            return nil
         }
-        for try await hash in rows.decode(String.self) { return hash }
-        return nil
     }
 
     public func storeToken(hash: String, username: String, expiresAt: Int64) async throws {
@@ -205,15 +215,17 @@ public struct PostgresModerationStore: ModerationStore {
     }
 
     public func moderator(tokenHash: String) async throws -> String? {
-        let rows = try await StoreErrors.bounded { [self] in
-            try await client.query(
+        try await StoreErrors.bounded { [self] in
+            for try await name in try await client.query(
                 """
                 SELECT m.username FROM auth_tokens t JOIN moderators m ON m.id = t.moderator_id
                 WHERE t.token_hash = \(tokenHash) AND t.expires_at > now()
-                """, logger: logger)
+                """, logger: logger
+            ).decode(String.self) {
+                return name
+            }
+            return nil
         }
-        for try await name in rows.decode(String.self) { return name }
-        return nil
     }
 
     public func revokeToken(hash: String) async throws {

@@ -98,7 +98,7 @@ public struct PostgresPostStore: PostStore {
     /// read straight from the wire format (`BinaryArrayColumn`): decoding a million rows one by
     /// one spent about 6 µs a row in per-row machinery (generic tuple metadata, an async step).
     /// While one chunk is decoded, PostgreSQL already assembles the next.
-    public func forEachVisiblePost(_ body: (Post) throws -> Void) async throws {
+    public func forEachVisiblePost(_ body: (Post, _ version: Int64) throws -> Void) async throws {
         try await translatingErrors {
             // The first id of every chunk, from one walk of the primary key: ids may be sparse
             // (imports keep theirs), so chunks are counted in rows, not in id ranges.
@@ -115,6 +115,8 @@ public struct PostgresPostStore: PostStore {
             // them the change feed replays, from a sequence taken before the load began.
             let chunks = firstIds.indices.map { i in (firstIds[i], i + 1 < firstIds.count ? firstIds[i + 1] - 1 : Int64.max) }
             var pending: Task<[PostgresCell], any Error>? = Task { try await fetchChunk(chunks[0]) }
+            // A failed load must not leave the next chunk's query running.
+            defer { pending?.cancel() }
             for index in chunks.indices {
                 let cells = try await pending!.value
                 pending = index + 1 < chunks.count ? Task { [chunks] in try await fetchChunk(chunks[index + 1]) } : nil
@@ -127,7 +129,7 @@ public struct PostgresPostStore: PostStore {
         let rows = try await client.query(
             """
             SELECT array_agg(id), array_agg(lat), array_agg(lon), array_agg(heading), array_agg(message), array_agg(tag),
-                   array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon)
+                   array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon), array_agg(version)
             FROM posts WHERE status = 'visible' AND id BETWEEN \(ids.0) AND \(ids.1)
             """, logger: logger)
         var cells: [PostgresCell] = []
@@ -135,20 +137,21 @@ public struct PostgresPostStore: PostStore {
         return cells
     }
 
-    private static func decodeChunk(_ cells: [PostgresCell], _ body: (Post) throws -> Void) throws {
-        guard cells.count == 10 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
+    private static func decodeChunk(_ cells: [PostgresCell], _ body: (Post, Int64) throws -> Void) throws {
+        guard cells.count == 11 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
         let columns = try cells.map(BinaryArrayColumn.init)
-        let (ids, lats, lons, headings, messages, tags, times, accuracies, floors, beacons) =
-            (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5], columns[6], columns[7], columns[8], columns[9])
+        let (ids, lats, lons, headings, messages, tags, times, accuracies, floors, beacons, versions) =
+            (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5], columns[6], columns[7], columns[8], columns[9], columns[10])
         guard columns.allSatisfy({ $0.count == ids.count }) else { throw StoreError.unavailable("the index load's columns differ in length") }
         for i in 0..<ids.count {
             guard let id = ids.int64(i), let lat = lats.double(i), let lon = lons.double(i), let message = messages.string(i),
-                let tag = tags.string(i), let createdAt = times.milliseconds(i)
+                let tag = tags.string(i), let createdAt = times.milliseconds(i), let version = versions.int64(i)
             else { throw StoreError.unavailable("the index load returned a post without a required column") }
             try body(
                 Post(
                     id: id, lat: lat, lon: lon, heading: headings.double(i), message: message, tag: tag, createdAt: createdAt,
-                    accuracy: accuracies.double(i), floor: floors.int16(i).map(Int.init), beacon: beacons.string(i)))
+                    accuracy: accuracies.double(i), floor: floors.int16(i).map(Int.init), beacon: beacons.string(i)),
+                version)
         }
     }
 
@@ -201,25 +204,30 @@ enum StoreErrors {
     static let operationsInFlight = Gauge(label: "noticeboard_db_operations_in_flight")
     static let operationLatency = Timer(label: "noticeboard_db_operation_seconds")
 
-    /// `translating`, bounded by `deadline`. The work goes on in the background after the
-    /// deadline and its result is dropped; a write that commits after all is found again by
-    /// retrying with the same Idempotency-Key.
+    /// `translating`, bounded by `deadline`: the caller gets 503 then, and its cancellation
+    /// reaches the work. The work is cancelled at the deadline, but a write that commits after
+    /// all is found again by retrying with the same Idempotency-Key.
     static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let outcome = FirstOutcome(continuation)
-            let work = Task {
-                // What requests wait for: database operations in flight (the pool's use) and their latency.
-                operationsInFlight.record(Self.inFlight.wrappingAdd(1, ordering: .relaxed).newValue)
-                let started = ContinuousClock.now
-                let result = await Result(catching: { try await translating(body) })
-                operationLatency.record(duration: ContinuousClock.now - started)
-                operationsInFlight.record(Self.inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
-                outcome.finish(result)
-            }
-            Task {
-                try? await Task.sleep(for: deadline)
-                if outcome.finish(.failure(StoreError.unavailable("no answer from the database within \(deadline)"))) { work.cancel() }
-            }
+        let race = FirstOutcome<T>()
+        let work = Task {
+            // What requests wait for: database operations in flight (the pool's use) and their latency.
+            operationsInFlight.record(Self.inFlight.wrappingAdd(1, ordering: .relaxed).newValue)
+            let started = ContinuousClock.now
+            let result = await Result(catching: { try await translating(body) })
+            operationLatency.record(duration: ContinuousClock.now - started)
+            operationsInFlight.record(Self.inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
+            race.finish(result)
+        }
+        let timer = Task {
+            try await Task.sleep(for: deadline)
+            if race.finish(.failure(StoreError.unavailable("no answer from the database within \(deadline)"))) { work.cancel() }
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await race.value()
+        } onCancel: {
+            work.cancel()
+            race.finish(.failure(CancellationError()))
         }
     }
 
@@ -245,17 +253,39 @@ enum StoreErrors {
     }
 }
 
-/// Resumes a continuation with whichever result comes first; later ones are dropped.
+/// The first of several results; later ones are dropped. `value()` waits for it.
 final class FirstOutcome<T: Sendable>: Sendable {
-    private let waiting: Mutex<CheckedContinuation<T, any Error>?>
+    private enum State {
+        case waiting(CheckedContinuation<T, any Error>?)
+        case finished(Result<T, any Error>)
+    }
+    private let state = Mutex<State>(.waiting(nil))
 
-    init(_ continuation: CheckedContinuation<T, any Error>) { waiting = Mutex(continuation) }
+    init() {}
 
+    /// Records `result` if none came before; returns whether it did.
     @discardableResult
     func finish(_ result: Result<T, any Error>) -> Bool {
-        guard let continuation = waiting.withLock({ state in defer { state = nil }; return state }) else { return false }
-        continuation.resume(with: result)
+        let waiter: CheckedContinuation<T, any Error>?? = state.withLock { state in
+            guard case .waiting(let continuation) = state else { return .none }
+            state = .finished(result)
+            return .some(continuation)
+        }
+        guard case .some(let continuation) = waiter else { return false }
+        continuation?.resume(with: result)
         return true
+    }
+
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let finished: Result<T, any Error>? = state.withLock { state in
+                switch state {
+                case .finished(let result): return result
+                case .waiting: state = .waiting(continuation); return nil
+                }
+            }
+            if let finished { continuation.resume(with: finished) }
+        }
     }
 }
 

@@ -15,12 +15,14 @@ public func buildRouter(
     // Outermost: every response, errors too, carries the request id and the security headers.
     router.middlewares.add(RequestIdMiddleware())
     router.middlewares.add(SecurityHeadersMiddleware())
+    router.middlewares.add(HeadMiddleware())
     // Closed unless origins are configured; preflights are answered before routing.
     router.middlewares.add(CORSPolicyMiddleware(allowedOrigins: Set(settings.corsOrigins)))
     // Request counts and latencies per route and status, through swift-metrics.
     router.middlewares.add(MetricsMiddleware())
     router.middlewares.add(ErrorMiddleware(routes: table))
     router.middlewares.add(RequestLimitsMiddleware())
+    router.middlewares.add(PathSafetyMiddleware())
     // The web page: tried only where no route answers (so `/` and its assets), with
     // Last-Modified/ETag revalidation.
     router.middlewares.add(
@@ -41,7 +43,7 @@ public func buildRouter(
     let moderationRoutes = ModerationRoutes(
         board: board, store: moderation, auth: ModeratorAuth(store: moderation, tokenLifetimeSeconds: settings.tokenLifetimeSeconds), identity: identity,
         reportThreshold: settings.reportThreshold,
-        loginLimiter: RateLimiter(ratePerMinute: 10, burst: 5), reportLimiter: RateLimiter(ratePerMinute: 20, burst: 10))
+        loginLimiter: RateLimiter(ratePerMinute: 10, burst: 5), loginThrottle: LoginThrottle(), reportLimiter: RateLimiter(ratePerMinute: 20, burst: 10))
     moderationRoutes.register(on: router, table: table)
     BeaconRoutes(store: beacons, moderation: moderationRoutes).register(on: router, table: table)
     StreamRoutes(board: board, identity: identity, openStreams: StreamCounter(limitPerClient: settings.streamsPerClient),
@@ -51,7 +53,7 @@ public func buildRouter(
     OpenAPIRoutes().register(on: router, table: table)
     let pageConfig = ["tileURL": settings.page.tileURL, "tileAttribution": settings.page.tileAttribution]
     table.on(router, .get, "/config.json") { _, _ in JSONResponse.make(pageConfig) }
-    MetricsRoutes(registry: settings.metricsRegistry, board: board).register(on: router, table: table)
+    MetricsRoutes(registry: settings.metricsRegistry, board: board, token: settings.metricsToken).register(on: router, table: table)
     return router
 }
 

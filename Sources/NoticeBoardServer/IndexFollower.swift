@@ -59,7 +59,7 @@ struct IndexFollower: Sendable {
             let page = try await feed.changes(after: after, limit: pageSize)
             var applied = 0
             for change in page where cursor.isNew(change.sequence) {
-                board.reconcile(change.post, status: change.status)
+                board.reconcile(change.post, status: change.status, version: change.version)
                 applied += 1
             }
             cursor.applied(page.map(\.sequence), now: now())

@@ -13,9 +13,12 @@ struct MetricsRoutes: Sendable {
     let streamSubscribers: Gauge
     let indexReady: Gauge
     let residentBytes: Gauge
+    /// When set, a scrape must carry `Authorization: Bearer <token>`.
+    let token: String?
 
-    init(registry: PrometheusCollectorRegistry, board: Board) {
+    init(registry: PrometheusCollectorRegistry, board: Board, token: String? = nil) {
         self.registry = registry
+        self.token = token
         self.board = board
         postsIndexed = registry.makeGauge(name: "noticeboard_posts_indexed", help: "Visible posts in the in-memory index.")
         streamSubscribers = registry.makeGauge(name: "noticeboard_stream_subscribers", help: "Open live streams on this instance.")
@@ -25,7 +28,14 @@ struct MetricsRoutes: Sendable {
     }
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
-        table.on(router, .get, "/metrics") { _, _ in
+        table.on(router, .get, "/metrics") { request, _ in
+            if let token {
+                let expected = Array("Bearer \(token)".utf8)
+                let given = Array((request.headers[.authorization] ?? "").utf8)
+                guard Self.constantTimeEqual(given, expected) else {
+                    throw APIError(.unauthorized, code: "unauthorized", message: "the metrics need a bearer token", headers: [.wwwAuthenticate: "Bearer"])
+                }
+            }
             postsIndexed.set(Double(board.postCount))
             streamSubscribers.set(Double(board.feed.subscriberCount))
             indexReady.set(board.isLoaded ? 1.0 : 0.0)
@@ -34,6 +44,11 @@ struct MetricsRoutes: Sendable {
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                 body: .init(byteBuffer: ByteBuffer(bytes: registry.emitToBuffer())))
         }
+    }
+
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }
 
     /// The second field of `/proc/self/statm` (resident pages); nil where there is no procfs.

@@ -12,6 +12,7 @@ struct ModerationRoutes: Sendable {
     let identity: ClientIdentity
     let reportThreshold: Int
     let loginLimiter: RateLimiter
+    let loginThrottle: LoginThrottle
     let reportLimiter: RateLimiter
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
@@ -36,18 +37,22 @@ struct ModerationRoutes: Sendable {
 
     @Sendable func login(_ request: Request, context: AppRequestContext) async throws -> Response {
         let client = clientAddress(request, context)
-        guard case .allowed = loginLimiter.reserve(for: client) else {
-            throw APIError.rateLimited(retryAfterSeconds: 60)
-        }
         guard case .object(let body) = try await PostRoutes.jsonBody(of: request) else {
             throw APIError.invalid("the body must be a JSON object")
         }
         guard case .string(let username)? = body["username"] else { throw APIError.invalid("username is required", field: "username") }
         guard case .string(let password)? = body["password"] else { throw APIError.invalid("password is required", field: "password") }
+        // Throttled before bcrypt is paid for. A throttled attempt is refused whatever the
+        // password: answering a right one would let the throttle be probed for it.
+        if let wait = loginThrottle.retryAfter(username: username) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+        if case .limited(let wait) = loginLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: wait) }
         guard let session = try await auth.login(username: username, password: password) else {
+            loginThrottle.failed(username: username)
             throw APIError(.unauthorized, code: "unauthorized", message: "wrong username or password")
         }
+        // Only failures count against an address.
         loginLimiter.refund(for: client)
+        loginThrottle.succeeded(username: username)
         return JSONResponse.make(["token": session.token, "expiresAt": Timestamp.format(milliseconds: session.expiresAt)])
     }
 

@@ -123,8 +123,11 @@ struct PostRoutes: Sendable {
             throw APIError.payloadTooLarge(limit: maxBodyBytes)
         }
         let buffer = try await request.body.collect(upTo: maxBodyBytes)
-        guard let json = JSONValue.parse(Data(buffer: buffer)) else { throw APIError.invalid("the body is not valid JSON") }
-        return json
+        do {
+            return try JSONValue.parseStrict(Data(buffer: buffer))
+        } catch {
+            throw APIError.invalid(error.message, field: error.field)
+        }
     }
 
     /// The idempotency fingerprint: a digest of the body's JSON content, not of its spelling.

@@ -16,7 +16,10 @@ public final class RateLimiter: Sendable {
     let ratePerSecond: Double
     let burst: Double
     let now: @Sendable () -> Double
-    private let buckets = Mutex<[String: Bucket]>([:])
+    private let buckets = Mutex<(byClient: [String: Bucket], lastSweep: Double)>(([:], 0))
+    /// Buckets that have refilled are forgotten, in one sweep at most this often; a sweep costs
+    /// one pass, so a large table of active clients is not filtered on every request.
+    static let sweepInterval: Double = 10
 
     /// A rate of 0 means unlimited. `now` returns seconds on any monotonic clock (tests inject one).
     public init(ratePerMinute: Int, burst: Int, now: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
@@ -30,17 +33,20 @@ public final class RateLimiter: Sendable {
     public func reserve(for client: String) -> Decision {
         guard !isUnlimited else { return .allowed }
         let time = now()
-        return buckets.withLock { buckets in
-            if buckets.count > 100_000 { Self.dropFullBuckets(&buckets, at: time, rate: ratePerSecond, burst: burst) }
-            var bucket = buckets[client] ?? Bucket(tokens: burst, updated: time)
+        return buckets.withLock { state in
+            if state.byClient.count > 10_000, time - state.lastSweep >= Self.sweepInterval {
+                Self.dropFullBuckets(&state.byClient, at: time, rate: ratePerSecond, burst: burst)
+                state.lastSweep = time
+            }
+            var bucket = state.byClient[client] ?? Bucket(tokens: burst, updated: time)
             bucket.tokens = min(burst, bucket.tokens + (time - bucket.updated) * ratePerSecond)
             bucket.updated = time
             guard bucket.tokens >= 1 else {
-                buckets[client] = bucket
+                state.byClient[client] = bucket
                 return .limited(retryAfterSeconds: max(1, Int(((1 - bucket.tokens) / ratePerSecond).rounded(.up))))
             }
             bucket.tokens -= 1
-            buckets[client] = bucket
+            state.byClient[client] = bucket
             return .allowed
         }
     }
@@ -48,13 +54,16 @@ public final class RateLimiter: Sendable {
     /// Returns a reserved token: the request did not create anything.
     public func refund(for client: String) {
         guard !isUnlimited else { return }
-        buckets.withLock { buckets in
-            if var bucket = buckets[client] {
+        buckets.withLock { state in
+            if var bucket = state.byClient[client] {
                 bucket.tokens = min(burst, bucket.tokens + 1)
-                buckets[client] = bucket
+                state.byClient[client] = bucket
             }
         }
     }
+
+    /// Clients tracked now (tests check that refilled buckets are forgotten).
+    var trackedClients: Int { buckets.withLock { $0.byClient.count } }
 
     private static func dropFullBuckets(_ buckets: inout [String: Bucket], at time: Double, rate: Double, burst: Double) {
         buckets = buckets.filter { $0.value.tokens + (time - $0.value.updated) * rate < burst }

@@ -19,6 +19,11 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
         response.headers[.xContentTypeOptions] = "nosniff"
         response.headers[HTTPField.Name("Referrer-Policy")!] = "strict-origin-when-cross-origin"
         response.headers[HTTPField.Name("X-Frame-Options")!] = "DENY"
+        // Tokens and what only moderators may see must not stay in any cache.
+        let path = request.uri.path
+        if path.hasPrefix("/api/v1/auth/") || path.hasPrefix("/api/v1/moderation/") {
+            response.headers[.cacheControl] = "no-store"
+        }
         return response
     }
 }

@@ -34,6 +34,10 @@ public struct ServerSettings: Sendable {
     public var streamsPerClient = 16
     /// PEM certificate chain and private key: serve HTTPS instead of HTTP.
     public var tls: (certificatePath: String, keyPath: String)?
+    /// When set, `/metrics` answers only requests bearing this token.
+    public var metricsToken: String?
+    /// Connection caps and timeouts.
+    public var connections = ConnectionSettings()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, postRatePerMinute: Int = 30, postBurst: Int = 10,
@@ -55,14 +59,15 @@ public struct ServerSettings: Sendable {
 }
 
 extension ServerSettings {
-    /// HTTP/1.1 with bounded headers (16 KiB a field or request line, 32 KiB in all, 100 fields), over
+    /// HTTP/1.1 with connection caps and timeouts (`ConnectionGuard`), bounded headers (16 KiB a field or request line, 32 KiB in all, 100 fields), over
     /// TLS when configured. A request line between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets
     /// that middleware's error; anything the decoder refuses gets `MalformedRequestResponder`'s.
     /// Both are the contract's JSON error.
     func serverBuilder() throws -> HTTPServerBuilder {
+        let limits = ConnectionLimits(settings: connections, exemptAddresses: trustedProxies)
         let http = HTTPServerBuilder.http1(
             configuration: .init(
-                additionalChannelHandlers: [MalformedRequestResponder()],
+                additionalChannelHandlers: [ConnectionGuard(limits: limits), MalformedRequestResponder()],
                 httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)))
         guard let tls else { return http }
         let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import Metrics
 import Hummingbird
 import NoticeBoardCore
 import ServiceLifecycle
@@ -17,6 +18,8 @@ struct StreamRoutes: Sendable {
     let keepAliveInterval: Duration
 
     static let path = "/api/v1/posts/stream"
+    /// Chunks a stream may have waiting for a slow client before it is dropped.
+    static let queuedChunks = 512
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
         table.on(router, .get, Self.path, use: stream)
@@ -33,20 +36,31 @@ struct StreamRoutes: Sendable {
             .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
             HTTPField.Name("X-Accel-Buffering")!: "no",
         ]
+        let connectionClosed = context.connectionClosed
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer { ticket.close() }
             let subscription = feed.subscribe(after: lastEventID, cells: StreamCells.cells(for: query.area))
             defer { feed.unsubscribe(subscription.token) }
-            // One stream of chunks: events and keep-alive comments, written in order by this task.
-            let (chunks, output) = AsyncStream.makeStream(of: String.self)
-            output.yield("retry: 3000\n: connected\n\n")
+            // One bounded queue of chunks (events and keep-alive comments), written in order by
+            // this task. A client that does not read fills it and is dropped: it may reconnect
+            // with Last-Event-ID and resume from the feed's history.
+            let (chunks, output) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.queuedChunks))
+            let send: @Sendable (String) -> Void = { chunk in
+                if case .dropped = output.yield(chunk) {
+                    Counter(label: "noticeboard_streams_dropped_total").increment()
+                    output.finish()
+                }
+            }
+            // A client that leaves frees its place at once, not at the next keep-alive.
+            connectionClosed.whenComplete { _ in output.finish() }
+            send("retry: 3000\n: connected\n\n")
             for event in subscription.backlog {
-                if let text = Self.encode(event, for: query) { output.yield(text) }
+                if let text = Self.encode(event, for: query) { send(text) }
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     for await event in subscription.events {
-                        if let text = Self.encode(event, for: query) { output.yield(text) }
+                        if let text = Self.encode(event, for: query) { send(text) }
                     }
                     // The feed dropped this subscriber (too far behind): end the stream.
                     output.finish()
@@ -54,11 +68,11 @@ struct StreamRoutes: Sendable {
                 group.addTask {
                     while true {
                         try await Task.sleep(for: keepAliveInterval)
-                        output.yield(": keep-alive\n\n")
+                        send(": keep-alive\n\n")
                     }
                 }
-                // Ends when the feed drops us or the server shuts down; a gone client makes
-                // the write throw, which cancels both helpers.
+                // Ends when the queue is finished (dropped, feed gone, connection closed) or the
+                // server shuts down; a failed write throws, which cancels both helpers.
                 for await chunk in chunks.cancelOnGracefulShutdown() {
                     try await writer.write(ByteBuffer(string: chunk))
                 }

@@ -84,6 +84,18 @@ enum Environment {
         return nil
     }
 
+    /// Seconds, fractions allowed, between 0.1 s and a day.
+    static func seconds(_ flag: Double?, _ name: String, default fallback: Duration) throws -> Duration {
+        var value = flag
+        if value == nil, let text = ProcessInfo.processInfo.environment[name], !text.isEmpty {
+            guard let parsed = Double(text) else { throw ValidationError("\(name) must be a number of seconds, not \(text)") }
+            value = parsed
+        }
+        guard let value else { return fallback }
+        guard value >= 0.1, value <= 86_400 else { throw ValidationError("\(name) must be 0.1 to 86400 seconds") }
+        return .milliseconds(Int64((value * 1000).rounded()))
+    }
+
     static func integer(_ flag: Int?, _ name: String, default fallback: Int) throws -> Int {
         if let flag { return flag }
         guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return fallback }

@@ -59,10 +59,14 @@ struct ModeratorCommand: AsyncParsableCommand {
     }
 }
 
-/// The first line of standard input, at least 8 characters.
+/// The first line of standard input: at least 8 characters and at most 72 bytes, as bcrypt
+/// ignores every byte past the 72nd (a longer password would be accepted by its first 72).
 func readPassword() throws -> String {
     guard let line = readLine(strippingNewline: true), line.count >= 8 else {
         throw fail("give the password (at least 8 characters) on standard input")
+    }
+    guard line.utf8.count <= 72 else {
+        throw fail("the password is \(line.utf8.count) bytes; bcrypt uses at most 72, so give a shorter one")
     }
     return line
 }

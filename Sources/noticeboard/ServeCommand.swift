@@ -10,6 +10,7 @@ import Metrics
 import NIOPosix
 import PostgresNIO
 import Prometheus
+import ServiceLifecycle
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -65,6 +66,27 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A proxy whose X-Forwarded-For is trusted (repeatable). Env: NOTICEBOARD_TRUSTED_PROXIES (comma-separated).")
     var trustedProxy: [String] = []
 
+    @Option(help: "Open connections in all; lowered to fit the descriptor limit. Default 10000. Env: NOTICEBOARD_MAX_CONNECTIONS.")
+    var maxConnections: Int?
+
+    @Option(help: "Open connections from one address (trusted proxies exempt). Default 256. Env: NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS.")
+    var maxConnectionsPerAddress: Int?
+
+    @Option(help: "Seconds a connection may go without delivering a request head (idle keep-alive, trickled headers). Default 30. Env: NOTICEBOARD_IDLE_TIMEOUT.")
+    var idleTimeout: Double?
+
+    @Option(help: "Seconds a request body may take to arrive after its head. Default 30. Env: NOTICEBOARD_BODY_TIMEOUT.")
+    var bodyTimeout: Double?
+
+    @Option(help: "Seconds a client may leave a response unread before it is dropped. Default 30. Env: NOTICEBOARD_WRITE_TIMEOUT.")
+    var writeTimeout: Double?
+
+    @Option(help: "Seconds shutdown waits for busy connections before closing them. Default 10. Env: NOTICEBOARD_SHUTDOWN_TIMEOUT.")
+    var shutdownTimeout: Double?
+
+    @Option(help: "Require this bearer token on /metrics (default: /metrics is open). Env: NOTICEBOARD_METRICS_TOKEN.")
+    var metricsToken: String?
+
     func run() async throws {
         let logger = database.makeLogger()
         let settings = try resolvedSettings()
@@ -81,9 +103,12 @@ struct ServeCommand: AsyncParsableCommand {
         let beacons = PostgresBeaconStore(client: client, logger: logger)
         let board = Board(store: store, beacons: beacons)
         let summary = handle.summary
+        let supervisor: [any Service] = handle.embedded.map {
+            [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)]
+        } ?? []
         let app = try buildApplication(
             board: board, moderation: PostgresModerationStore(client: client, logger: logger), beacons: beacons, settings: settings,
-            services: [client], logger: logger, changes: PostgresChangeFeed(client: client, logger: logger),
+            services: [client] + supervisor, logger: logger, changes: PostgresChangeFeed(client: client, logger: logger),
             prepare: {
                 try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
                 try await store.purgeIdempotencyKeys()
@@ -128,7 +153,34 @@ struct ServeCommand: AsyncParsableCommand {
         guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }
         guard settings.postBurst >= 1 else { throw ValidationError("the post burst must be at least 1") }
         guard settings.reportThreshold >= 1 else { throw ValidationError("the report threshold must be at least 1") }
+        settings.connections = try resolvedConnectionSettings()
+        settings.metricsToken = Environment.value(metricsToken, "NOTICEBOARD_METRICS_TOKEN")
         return settings
+    }
+
+    func resolvedConnectionSettings() throws -> ConnectionSettings {
+        var connections = ConnectionSettings()
+        connections.maxConnections = try Environment.integer(maxConnections, "NOTICEBOARD_MAX_CONNECTIONS", default: connections.maxConnections)
+        connections.maxConnectionsPerAddress = try Environment.integer(
+            maxConnectionsPerAddress, "NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS", default: connections.maxConnectionsPerAddress)
+        guard connections.maxConnections >= 1, connections.maxConnectionsPerAddress >= 1 else {
+            throw ValidationError("--max-connections and --max-connections-per-address must be at least 1")
+        }
+        connections.idleTimeout = try Environment.seconds(idleTimeout, "NOTICEBOARD_IDLE_TIMEOUT", default: connections.idleTimeout)
+        connections.bodyTimeout = try Environment.seconds(bodyTimeout, "NOTICEBOARD_BODY_TIMEOUT", default: connections.bodyTimeout)
+        connections.writeTimeout = try Environment.seconds(writeTimeout, "NOTICEBOARD_WRITE_TIMEOUT", default: connections.writeTimeout)
+        connections.shutdownTimeout = try Environment.seconds(
+            shutdownTimeout, "NOTICEBOARD_SHUTDOWN_TIMEOUT", default: connections.shutdownTimeout)
+        // Descriptors run out before the cap otherwise; a process at its descriptor limit fails
+        // in ways nobody chose. Some are kept for the database, files and the listener.
+        let descriptors = DescriptorLimit.raiseToHardLimit()
+        let reserve = min(256, descriptors / 4)
+        if connections.maxConnections > descriptors - reserve {
+            connections.maxConnections = max(1, descriptors - reserve)
+            FileHandle.standardError.write(Data(
+                "noticeboard: at most \(connections.maxConnections) connections: the descriptor limit is \(descriptors)\n".utf8))
+        }
+        return connections
     }
 
     /// A comma-separated environment value as a list.

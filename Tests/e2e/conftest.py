@@ -18,7 +18,7 @@ OUTPUT = os.path.join(os.path.dirname(__file__), "../../test-output")
 class Server:
     """One `noticeboard serve` process on a free port; its output is kept for the failure report."""
 
-    def __init__(self, data_dir, *extra, env=None, https=False):
+    def __init__(self, data_dir, *extra, env=None, https=False, preexec_fn=None):
         self.data_dir = data_dir
         self.verify = next((extra[i + 1] for i, arg in enumerate(extra) if arg == "--tls-cert"), True) if https else True
         self.lines = []
@@ -26,7 +26,7 @@ class Server:
         ready = threading.Event()
         self.process = subprocess.Popen(
             [BINARY, "serve", "--port", "0", "--data-dir", data_dir, *extra],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})})
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})}, preexec_fn=preexec_fn)
 
         def read():
             for line in self.process.stdout:

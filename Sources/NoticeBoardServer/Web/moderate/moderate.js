@@ -342,7 +342,10 @@ async function loadBeacons() {
       body.append(row);
       if (beaconLayer) {
         const marker = L.circleMarker([beacon.lat, beacon.lon], { radius: 7, color: "#7a1a12", fillColor: "#e0492f", fillOpacity: 0.9 });
-        marker.bindTooltip(beacon.name || id);
+        // Leaflet reads a string as HTML: a node keeps the name text.
+        const label = document.createElement("span");
+        label.textContent = beacon.name || id;
+        marker.bindTooltip(label);
         marker.on("click", () => editBeacon(beacon));
         beaconLayer.addLayer(marker);
       }

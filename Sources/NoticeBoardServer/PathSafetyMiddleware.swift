@@ -1,0 +1,41 @@
+import Hummingbird
+
+/// Refuses paths that file serving would misread, before any file middleware sees them: an
+/// empty segment (`//moderate` redirected to `//moderate/` is another host to a browser), an
+/// encoded slash or backslash, a NUL byte (`/app.js%00.html`), a `..` segment. And a file
+/// middleware's redirect must only add the trailing slash to the path asked for.
+struct PathSafetyMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let raw = request.uri.path
+        guard Self.isSafe(raw) else { throw APIError.notFound("no route for this path") }
+        let response = try await next(request, context)
+        if (300..<400).contains(response.status.code), let location = response.headers[.location], location != raw + "/" {
+            throw APIError.notFound("no route for \(raw)")
+        }
+        return response
+    }
+
+    static func isSafe(_ rawPath: String) -> Bool {
+        let lowered = rawPath.lowercased()
+        guard rawPath.hasPrefix("/"), !rawPath.contains("//"), !rawPath.contains("\\"),
+            !lowered.contains("%2f"), !lowered.contains("%5c"), !lowered.contains("%00")
+        else { return false }
+        let decoded = rawPath.removingPercentEncoding ?? rawPath
+        guard !decoded.contains("\0"), !decoded.contains("//") else { return false }
+        return !decoded.split(separator: "/").contains { $0 == ".." || $0 == "." }
+    }
+}
+
+/// Answers `HEAD` wherever `GET` is answered: the same status and headers, no body.
+struct HeadMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard request.method == .head else { return try await next(request, context) }
+        var head = request.head
+        head.method = .get
+        var response = try await next(Request(head: head, body: request.body), context)
+        let length = response.body.contentLength
+        response.body = ResponseBody()
+        if let length { response.headers[.contentLength] = String(length) }
+        return response
+    }
+}
