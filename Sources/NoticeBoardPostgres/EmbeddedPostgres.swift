@@ -66,6 +66,7 @@ public final class EmbeddedPostgres: Sendable {
     /// Stops the cluster (fast shutdown: sessions end, committed data is safe). A cluster that is
     /// not running (it died, or someone stopped it) needs nothing.
     public func stop() {
+        removeStagingLeftovers()
         guard isPostmasterAlive else {
             try? FileManager.default.removeItem(at: ownerFile)
             logger.info("the embedded PostgreSQL is not running; nothing to stop")
@@ -102,16 +103,14 @@ public final class EmbeddedPostgres: Sendable {
     /// again. The superuser password reaches `initdb` through a file only its owner can read.
     private func initialize(password: String) throws {
         let fileManager = FileManager.default
-        for name in (try? fileManager.contentsOfDirectory(atPath: dataDirectory.path)) ?? [] where name.hasPrefix(Self.stagingPrefix) {
-            try? fileManager.removeItem(at: dataDirectory.appendingPathComponent(name))
-        }
+        removeStagingLeftovers()
         // A directory without PG_VERSION is an initdb that did not finish: start it again.
         try? fileManager.removeItem(at: clusterDirectory)
         let staging = dataDirectory.appendingPathComponent("\(Self.stagingPrefix)\(getpid())")
         try fileManager.createDirectory(at: staging, withIntermediateDirectories: true)
         defer { try? fileManager.removeItem(at: staging) }
         let passwordCopy = dataDirectory.appendingPathComponent("\(Self.stagingPrefix)password-\(getpid())")
-        try Self.writePrivately(password, to: passwordCopy)
+        try PrivateFile.write(Array(password.utf8), to: passwordCopy)
         defer { try? fileManager.removeItem(at: passwordCopy) }
         _ = fileManager.createFile(atPath: logFile.path, contents: nil)
         if let runAs {
@@ -143,17 +142,15 @@ public final class EmbeddedPostgres: Sendable {
 
     static let stagingPrefix = "postgres.initializing-"
 
-    /// Creates `url` readable by its owner alone from the first byte (a stale one is replaced).
-    static func writePrivately(_ text: String, to url: URL) throws {
-        unlink(url.path)
-        let fd = open(url.path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw EmbeddedPostgresError.commandFailed(program: "open", status: errno, output: url.path) }
-        defer { close(fd) }
-        let bytes = Array(text.utf8)
-        guard write(fd, bytes, bytes.count) == bytes.count else {
-            throw EmbeddedPostgresError.commandFailed(program: "write", status: errno, output: url.path)
+    /// What killed first starts left behind; an `initdb` orphaned by the kill may still be
+    /// writing there, so this runs again when the cluster stops.
+    func removeStagingLeftovers() {
+        let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: dataDirectory.path)) ?? [] where name.hasPrefix(Self.stagingPrefix) {
+            try? fileManager.removeItem(at: dataDirectory.appendingPathComponent(name))
         }
     }
+
 
     /// The port of a live postmaster on this cluster, from `postmaster.pid`.
     func runningPort() -> Int? {
@@ -177,7 +174,7 @@ public final class EmbeddedPostgres: Sendable {
         }
         let password = SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString()
             .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "+", with: "-")
-        try Self.writePrivately(password, to: passwordFile)
+        try PrivateFile.write(Array(password.utf8), to: passwordFile)
         return password
     }
 

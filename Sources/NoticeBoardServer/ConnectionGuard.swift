@@ -68,6 +68,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
         switch unwrapInboundIn(data) {
+        case .head(let head) where head.method == .connect:
+            // This server is no proxy: 405 and close. SwiftNIO's encoder writes no body after a
+            // CONNECT (RFC 9112 forbids one only on a 2xx), so the JSON error is not seen.
+            refused = true
+            answer(APIError(.methodNotAllowed, code: "method_not_allowed", message: "CONNECT is not supported: this is not a proxy"), context: context)
+            return
         case .head(let head):
             requestsRead += 1
             // A client that waits for permission to send its body gets it at once; the body
@@ -135,12 +141,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     /// Answers 503 with the contract's JSON error and closes, before any request is read.
     private func refuse(_ message: String, context: ChannelHandlerContext) {
         refused = true
-        let refusal = APIError(.serviceUnavailable, code: "unavailable", message: message)
-        let body = ByteBuffer(string: JSONResponse.encode(refusal.body))
-        let head = HTTPResponse(status: .serviceUnavailable, headerFields: [
+        answer(APIError(.serviceUnavailable, code: "unavailable", message: message, headers: [.retryAfter: "1"]), context: context)
+    }
+
+    /// Writes `error` as the whole response and closes the connection.
+    private func answer(_ error: APIError, context: ChannelHandlerContext) {
+        let body = ByteBuffer(string: JSONResponse.encode(error.body))
+        var fields: HTTPFields = [
             .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close",
-            .retryAfter: "1", .xContentTypeOptions: "nosniff",
-        ])
+            .xContentTypeOptions: "nosniff",
+        ]
+        fields.append(contentsOf: error.headers)
+        let head = HTTPResponse(status: error.status, headerFields: fields)
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel

@@ -26,13 +26,12 @@ struct PathSafetyMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Answers `HEAD` wherever `GET` is answered: the same status and headers, no body.
+/// A `HEAD` request, routed to its `GET` handler (`RouteTable`), is answered with the same
+/// status and headers and no body.
 struct HeadMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .head else { return try await next(request, context) }
-        var head = request.head
-        head.method = .get
-        var response = try await next(Request(head: head, body: request.body), context)
+        var response = try await next(request, context)
         let length = response.body.contentLength
         response.body = ResponseBody()
         if let length { response.headers[.contentLength] = String(length) }

@@ -11,13 +11,18 @@ final class RouteTable: Sendable {
         routes.withLock { $0.append((method, Self.segments(path))) }
     }
 
-    /// Registers a handler on the router and records its route.
+    /// Registers a handler on the router and records its route. A `GET` route answers `HEAD`
+    /// too (`HeadMiddleware` drops the body), unless `head` is false: a stream has no end to measure.
     func on<Context: RequestContext>(
-        _ router: Router<Context>, _ method: HTTPRequest.Method, _ path: String,
+        _ router: Router<Context>, _ method: HTTPRequest.Method, _ path: String, head: Bool = true,
         use handler: @escaping @Sendable (Request, Context) async throws -> Response
     ) {
         router.on(RouterPath(path), method: method, use: handler)
         add(method, path)
+        if method == .get, head {
+            router.on(RouterPath(path), method: .head, use: handler)
+            add(.head, path)
+        }
     }
 
     /// The methods routed on a path (`{…}` segments match anything), for 405's `Allow` header.

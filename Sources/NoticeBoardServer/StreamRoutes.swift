@@ -22,7 +22,7 @@ struct StreamRoutes: Sendable {
     static let queuedChunks = 512
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
-        table.on(router, .get, Self.path, use: stream)
+        table.on(router, .get, Self.path, head: false, use: stream)
     }
 
     @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {

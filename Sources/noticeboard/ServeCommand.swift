@@ -198,10 +198,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let data = try? Data(contentsOf: file), data.count == 32 { return SymmetricKey(data: data) }
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let key = SymmetricKey(size: .bits256)
-        let bytes = key.withUnsafeBytes { Data($0) }
-        guard FileManager.default.createFile(atPath: file.path, contents: bytes, attributes: [.posixPermissions: 0o600]) else {
-            throw ValidationError("cannot write \(file.path)")
-        }
+        try PrivateFile.write(key.withUnsafeBytes { Array($0) }, to: file)
         return key
     }
 }

@@ -104,7 +104,7 @@ import Testing
     @Test(arguments: [
         (#"{"lat": "22.4", "lon": 1, "message": "m", "tag": "t"}"#, "lat"),
         (#"{"lat": 1, "message": "m", "tag": "t"}"#, "lon"),
-        (#"{"lat": 1, "lon": 1e999, "message": "m", "tag": "t"}"#, nil),
+        (#"{"lat": 1, "lon": 1e999, "message": "m", "tag": "t"}"#, "lon"),
         (#"{"lat": 1, "lon": 1, "message": "m", "tag": "t", "heading": 360}"#, "heading"),
         (#"{"lat": 1, "lon": 1, "message": "", "tag": "t"}"#, "message"),
         (#"{"lat": 1, "lon": 1, "message": "m", "tag": "<script>"}"#, "tag"),
