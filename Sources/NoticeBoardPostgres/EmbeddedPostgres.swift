@@ -82,11 +82,13 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     /// Whether the cluster's postmaster process is alive (from `postmaster.pid`; no child process).
+    /// A pid file that exists but cannot be read now (no descriptor to spare, say) counts as alive:
+    /// only a postmaster known to be gone is started again.
     public var isPostmasterAlive: Bool {
         let pidFile = clusterDirectory.appendingPathComponent("postmaster.pid")
-        guard let text = try? String(contentsOf: pidFile, encoding: .utf8),
-            let pid = Int32(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "")
-        else { return false }
+        guard FileManager.default.fileExists(atPath: pidFile.path) else { return false }
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8) else { return true }
+        guard let pid = Int32(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") else { return true }
         return isAlive(pid)
     }
 

@@ -69,7 +69,11 @@ public func buildApplication(
     Application(
         router: buildRouter(board: board, moderation: moderation, beacons: beacons, settings: settings, logger: logger),
         server: try settings.serverBuilder(),
-        configuration: .init(address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard"),
+        configuration: .init(
+            address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard",
+            // Past the cap a few more are accepted, to be told 503; beyond those the listener stops
+            // accepting until some close, so connections alone never exhaust the descriptors.
+            availableConnectionsDelegate: .maximum(settings.connections.acceptedAtMost, logger: logger)),
         services: services + [IndexLoader(board: board, changes: changes, prepare: prepare, logger: logger)],
         onServerRunning: { channel in await onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: logger)

@@ -46,9 +46,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             address = peer
             arm(&readDeadline, after: limits.settings.idleTimeout, phase: "idle", context: context)
         case .tooMany:
-            refuse("the server has too many open connections; retry shortly", context: context)
+            refuse("the server has too many open connections; retry shortly", lingering: false, context: context)
         case .tooManyFromAddress:
-            refuse("too many open connections from your address; close some and retry", context: context)
+            refuse("too many open connections from your address; close some and retry", lingering: true, context: context)
         }
     }
 
@@ -139,13 +139,17 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// Answers 503 with the contract's JSON error and closes, before any request is read.
-    private func refuse(_ message: String, context: ChannelHandlerContext) {
+    /// `lingering` waits for the client to read the answer; at the server's own cap every
+    /// descriptor counts, so the connection closes at once.
+    private func refuse(_ message: String, lingering: Bool, context: ChannelHandlerContext) {
         refused = true
-        answer(APIError(.serviceUnavailable, code: "unavailable", message: message, headers: [.retryAfter: "1"]), context: context)
+        answer(
+            APIError(.serviceUnavailable, code: "unavailable", message: message, headers: [.retryAfter: "1"]), lingering: lingering,
+            context: context)
     }
 
     /// Writes `error` as the whole response and closes the connection.
-    private func answer(_ error: APIError, context: ChannelHandlerContext) {
+    private func answer(_ error: APIError, lingering: Bool = true, context: ChannelHandlerContext) {
         let body = ByteBuffer(string: JSONResponse.encode(error.body))
         var fields: HTTPFields = [
             .contentType: "application/json; charset=utf-8", .contentLength: String(body.readableBytes), .connection: "close",
@@ -157,6 +161,10 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            guard lingering else {
+                channel.close(promise: nil)
+                return
+            }
             // A close with unread request bytes pending resets the connection and can lose the
             // answer; shutting the write side first lets the client read it.
             channel.close(mode: .output, promise: nil)

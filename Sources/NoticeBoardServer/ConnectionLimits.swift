@@ -20,6 +20,9 @@ public struct ConnectionSettings: Sendable {
     public var shutdownTimeout: Duration = .seconds(10)
 
     public init() {}
+
+    /// Connections accepted at once: the cap and a few more, which are answered 503 and closed.
+    public var acceptedAtMost: Int { maxConnections + max(8, min(64, maxConnections / 8)) }
 }
 
 /// Counts open connections, in all and per address, and admits or refuses new ones.

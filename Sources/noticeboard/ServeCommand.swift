@@ -174,7 +174,7 @@ struct ServeCommand: AsyncParsableCommand {
         // Descriptors run out before the cap otherwise; a process at its descriptor limit fails
         // in ways nobody chose. Some are kept for the database, files and the listener.
         let descriptors = DescriptorLimit.raiseToHardLimit()
-        let reserve = min(256, descriptors / 4)
+        let reserve = min(512, max(64, descriptors / 4))
         if connections.maxConnections > descriptors - reserve {
             connections.maxConnections = max(1, descriptors - reserve)
             FileHandle.standardError.write(Data(

@@ -143,7 +143,7 @@ def test_at_the_descriptor_limit_the_server_refuses_and_lives(data_dir):
                 pass
         time.sleep(1)
         assert server.process.poll() is None, "the server died at the descriptor limit"
-        refused = sum(1 for sock in socks if is_closed_by_peer(sock) or peek_503(sock))
+        refused = sum(1 for sock in socks if peek_503(sock) or is_closed_by_peer(sock))
         assert refused >= 600 - limit, refused
         for sock in socks:
             sock.close()
