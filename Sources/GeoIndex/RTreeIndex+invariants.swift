@@ -5,7 +5,7 @@ extension RTreeIndex {
         var problems: [String] = []
         guard root >= 0 else {
             if slots.count > 0 { problems.append("no root but \(slots.count) posts") }
-            return problems
+            return problems + pyramidViolations()
         }
         var leafDepths = Set<Int>()
         var postsSeen = 0

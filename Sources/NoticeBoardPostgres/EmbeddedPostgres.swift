@@ -81,16 +81,26 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
-    /// Whether the cluster's postmaster process is alive (from `postmaster.pid`; no child process).
-    /// A pid file that exists but cannot be read now (no descriptor to spare, say) counts as alive:
-    /// only a postmaster known to be gone is started again.
-    public var isPostmasterAlive: Bool {
-        let pidFile = clusterDirectory.appendingPathComponent("postmaster.pid")
-        guard FileManager.default.fileExists(atPath: pidFile.path) else { return false }
-        guard let text = try? String(contentsOf: pidFile, encoding: .utf8) else { return true }
-        guard let pid = Int32(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") else { return true }
-        return isAlive(pid)
+    public enum PostmasterState: Sendable, Equatable {
+        case running
+        /// Stopped the orderly way (`pg_ctl stop`, a shutdown): it removed its pid file.
+        case stopped
+        /// Gone without removing its pid file: killed, or crashed.
+        case died
     }
+
+    /// The postmaster's state, from `postmaster.pid` (no child process). A pid file that exists
+    /// but cannot be read now (no descriptor to spare, say) counts as running: only a postmaster
+    /// known to be gone is reported so.
+    public var postmasterState: PostmasterState {
+        let pidFile = clusterDirectory.appendingPathComponent("postmaster.pid")
+        guard FileManager.default.fileExists(atPath: pidFile.path) else { return .stopped }
+        guard let text = try? String(contentsOf: pidFile, encoding: .utf8) else { return .running }
+        guard let pid = Int32(text.split(separator: "\n", omittingEmptySubsequences: false).first ?? "") else { return .running }
+        return isAlive(pid) ? .running : .died
+    }
+
+    public var isPostmasterAlive: Bool { postmasterState == .running }
 
     /// Starts the cluster again on its port after it died; throws while it cannot (the dead
     /// postmaster's backends may hold its shared memory for a few seconds).

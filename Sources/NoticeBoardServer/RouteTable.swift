@@ -19,10 +19,8 @@ final class RouteTable: Sendable {
     ) {
         router.on(RouterPath(path), method: method, use: handler)
         add(method, path)
-        if method == .get, head {
-            router.on(RouterPath(path), method: .head, use: handler)
-            add(.head, path)
-        }
+        // `HEAD` goes unlisted in `Allow`, as it always comes with `GET`.
+        if method == .get, head { router.on(RouterPath(path), method: .head, use: handler) }
     }
 
     /// The methods routed on a path (`{…}` segments match anything), for 405's `Allow` header.

@@ -4,9 +4,11 @@ import Metrics
 import NoticeBoardPostgres
 import ServiceLifecycle
 
-/// Watches the embedded cluster this process started and starts it again when it dies, with
-/// backoff, saying so in the log and in `/metrics`. Requests meanwhile get 503 (the store's
-/// deadline), and nothing acknowledged is lost: PostgreSQL recovers from its write-ahead log.
+/// Watches the embedded cluster this process started and starts it again when it dies (killed
+/// or crashed, leaving its pid file), with backoff, saying so in the log and in `/metrics`.
+/// Requests meanwhile get 503 (the store's deadline), and nothing acknowledged is lost:
+/// PostgreSQL recovers from its write-ahead log. A cluster stopped the orderly way (an operator's
+/// `pg_ctl stop`) is left stopped, and said so once.
 struct EmbeddedPostgresSupervisor: Service {
     let cluster: EmbeddedPostgres
     let port: Int
@@ -18,13 +20,26 @@ struct EmbeddedPostgresSupervisor: Service {
         let restarts = Counter(label: "noticeboard_embedded_postgres_restarts_total")
         var backoff: Duration = .seconds(1)
         var downSince: ContinuousClock.Instant?
+        var reportedStopped = false
         while !Task.isCancelledOrShuttingDown {
-            if cluster.isPostmasterAlive {
+            switch cluster.postmasterState {
+            case .running:
                 up.record(1)
                 downSince = nil
+                reportedStopped = false
                 backoff = .seconds(1)
                 try? await Task.sleep(for: checkInterval)
                 continue
+            case .stopped:
+                up.record(0)
+                if !reportedStopped {
+                    logger.error("the embedded PostgreSQL was stopped from outside; start it again with pg_ctl, or restart the server")
+                    reportedStopped = true
+                }
+                try? await Task.sleep(for: checkInterval)
+                continue
+            case .died:
+                break
             }
             up.record(0)
             if downSince == nil {

@@ -212,3 +212,40 @@ def test_a_first_start_killed_midway_does_not_brick_the_data_directory(data_dir)
         finally:
             server.stop()
         assert not [name for name in os.listdir(data_dir) if name.startswith("postgres.initializing")]
+
+
+BAD_BODIES = [
+    (b'{"reason": "spam",}', None),
+    (b'{"reason": "spam", "reason": "other"}', "reason"),
+    ('{"reason": "spam"}'.encode("utf-16"), None),
+    (b'{"reason": NaN}', "reason"),
+    (b'{"reason": "spam"} {}', None),
+]
+
+
+def test_every_json_endpoint_parses_strictly(server_factory, data_dir):
+    server = server_factory()
+    subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n", text=True, timeout=120, check=True)
+    auth = {"Authorization": "Bearer " + server.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]}
+    post_id = server.post(POST).json()["id"]
+    endpoints = [
+        ("POST", "/api/v1/posts", {}),
+        ("POST", f"/api/v1/posts/{post_id}/reports", {}),
+        ("POST", "/api/v1/auth/token", {}),
+        ("POST", f"/api/v1/moderation/posts/{post_id}/hide", auth),
+        ("POST", f"/api/v1/moderation/posts/{post_id}/restore", auth),
+        ("DELETE", f"/api/v1/moderation/posts/{post_id}", auth),
+        ("PUT", "/api/v1/moderation/beacons/f7826da6-4fa2-4e98-8024-bc5b71e0893e/1/1", auth),
+    ]
+    for method, path, headers in endpoints:
+        for body, field in BAD_BODIES:
+            response = requests.request(method, server.url + path, data=body, timeout=30,
+                                        headers={**headers, "Content-Type": "application/json"})
+            assert response.status_code == 400, (method, path, body, response.status_code, response.text)
+            error = response.json()["error"]
+            assert error["code"] == "invalid_request", (path, error)
+            if field:
+                assert error.get("field") == field, (method, path, body, error)
+    # Nothing was changed by any of them: the post is still there, visible, and no beacon exists.
+    assert server.get(f"/api/v1/posts/{post_id}").status_code == 200
+    assert server.get("/api/v1/beacons/f7826da6-4fa2-4e98-8024-bc5b71e0893e/1/1").status_code == 404
