@@ -179,6 +179,7 @@ def test_the_embedded_postgres_is_restarted_when_it_dies(server_factory, data_di
     assert set(statuses) <= {201, 503}, set(statuses)
     healed = time.monotonic() - started
     assert healed < 30, healed
+    print(f"FAULTS postmaster kill -9: posting back after {healed:.1f} s, statuses {sorted(set(statuses))}")
     assert "restarted the embedded PostgreSQL" in "".join(server.lines) or "is back" in "".join(server.lines)
     stopping = time.monotonic()
     assert server.stop() == 0

@@ -7,6 +7,7 @@ import subprocess
 
 import pytest
 from selenium.common.exceptions import NoAlertPresentException
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
@@ -135,6 +136,25 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
     assert beacon["name"] == "Canteen door" and beacon["floor"] == 2
     assert abs(beacon["lat"] - float(driver.find_element(By.ID, "b-lat").get_attribute("value"))) < 1e-6
     screenshot(driver, "moderation-beacons")
+
+    # A beacon's name is text in its map tooltip, never markup.
+    # Clicked away from the first beacon's marker (a click on a marker edits that beacon).
+    ActionChains(driver).move_to_element_with_offset(driver.find_element(By.ID, "beacon-map"), 60, 40).click().perform()
+    for field, value in [("b-uuid", "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"), ("b-major", "1"), ("b-minor", "8"),
+                         ("b-name", '<img id="injected" src="x">')]:
+        driver.find_element(By.ID, field).clear()
+        driver.find_element(By.ID, field).send_keys(value)
+    driver.find_element(By.CSS_SELECTOR, "#beacon-form button[type=submit]").click()
+    wait_for(driver, lambda d: "2 beacons registered" in d.find_element(By.ID, "status").text or d.find_element(By.ID, "beacon-error").text)
+    assert driver.find_element(By.ID, "beacon-error").text == "", driver.find_element(By.ID, "beacon-error").text
+    def hover_each_marker(d):
+        for marker in d.find_elements(By.CSS_SELECTOR, "#beacon-map path.leaflet-interactive"):
+            ActionChains(d).move_to_element(marker).perform()
+            if any('<img id="injected"' in tip.text for tip in d.find_elements(By.CSS_SELECTOR, ".leaflet-tooltip")):
+                return True
+        return False
+    wait_for(driver, hover_each_marker)
+    assert driver.find_elements(By.ID, "injected") == []
 
     with pytest.raises(NoAlertPresentException):
         driver.switch_to.alert.text
