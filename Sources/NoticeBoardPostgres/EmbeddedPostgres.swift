@@ -25,6 +25,8 @@ public final class EmbeddedPostgres: Sendable {
     var clusterDirectory: URL { dataDirectory.appendingPathComponent("postgres") }
     var passwordFile: URL { dataDirectory.appendingPathComponent("postgres-password") }
     var logFile: URL { dataDirectory.appendingPathComponent("postgres.log") }
+    /// The port the cluster listens on, kept across restarts.
+    var portFile: URL { dataDirectory.appendingPathComponent("postgres-port") }
     /// The pid of the process that started the running cluster and will stop it.
     var ownerFile: URL { dataDirectory.appendingPathComponent("postgres-owner.pid") }
 
@@ -52,7 +54,7 @@ public final class EmbeddedPostgres: Sendable {
             if let owner = readOwner(), owner != getpid(), isAlive(owner) { owns = false }
             logger.info("joining the embedded PostgreSQL already running", metadata: ["port": "\(port)", "owner": "\(owns ? "us" : "another process")"])
         } else {
-            port = try freeLoopbackPort()
+            port = try stablePort()
             try run(
                 "pg_ctl",
                 ["-D", clusterDirectory.path, "-l", logFile.path, "-w", "-t", "120", "-o", "-p \(port)", "start"])
@@ -213,13 +215,30 @@ public final class EmbeddedPostgres: Sendable {
         }
     }
 
-    private func freeLoopbackPort() throws -> Int {
+    /// The port the cluster ran on before, if it is free, else a new free one (remembered): other
+    /// processes connected to the cluster find it again after a restart.
+    private func stablePort() throws -> Int {
+        if let text = try? String(contentsOf: portFile, encoding: .utf8), let previous = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+            (try? freeLoopbackPort(trying: previous)) == previous
+        {
+            return previous
+        }
+        let port = try freeLoopbackPort()
+        try "\(port)\n".write(to: portFile, atomically: true, encoding: .utf8)
+        return port
+    }
+
+    /// A free loopback port: `trying` if it is free, else any the system gives.
+    private func freeLoopbackPort(trying preferred: Int = 0) throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw EmbeddedPostgresError.noFreePort }
         defer { close(fd) }
+        // As PostgreSQL binds: a port whose old connections linger in TIME_WAIT is free to it.
+        var reuse: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &reuse, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = 0
+        address.sin_port = UInt16(preferred).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
