@@ -207,7 +207,9 @@ enum StoreErrors {
     /// `translating`, bounded by `deadline`: the caller gets 503 then, and its cancellation
     /// reaches the work. The work is cancelled at the deadline, but a write that commits after
     /// all is found again by retrying with the same Idempotency-Key.
-    static func bounded<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
+    static func bounded<T: Sendable>(
+        deadline: Duration = StoreErrors.deadline, _ body: @escaping @Sendable () async throws -> T
+    ) async throws -> T {
         let race = FirstOutcome<T>()
         let work = Task {
             // What requests wait for: database operations in flight (the pool's use) and their latency.

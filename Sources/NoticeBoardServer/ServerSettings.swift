@@ -59,10 +59,11 @@ public struct ServerSettings: Sendable {
 }
 
 extension ServerSettings {
-    /// HTTP/1.1 with connection caps and timeouts (`ConnectionGuard`), bounded headers (16 KiB a field or request line, 32 KiB in all, 100 fields), over
-    /// TLS when configured. A request line between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets
-    /// that middleware's error; anything the decoder refuses gets `MalformedRequestResponder`'s.
-    /// Both are the contract's JSON error.
+    /// HTTP/1.1 with connection caps and timeouts (`ConnectionGuard`) and bounded headers (16 KiB
+    /// a field or request line, 32 KiB in all, 100 fields), over TLS when configured. A request
+    /// line between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets that middleware's error;
+    /// anything the decoder refuses gets `MalformedRequestResponder`'s. Both are the contract's
+    /// JSON error.
     func serverBuilder() throws -> HTTPServerBuilder {
         let limits = ConnectionLimits(settings: connections, exemptAddresses: trustedProxies)
         let http = HTTPServerBuilder.http1(

@@ -116,6 +116,8 @@ def test_head_expect_continue_connect_no_store_and_a_metrics_token(server_factor
     assert login.headers["Cache-Control"] == "no-store"
     auth = {"Authorization": "Bearer " + login.json()["token"]}
     assert server.get("/api/v1/moderation/posts", headers=auth).headers["Cache-Control"] == "no-store"
+    nul = server.get("/api/v1/moderation/posts?clientId=%00", headers=auth)
+    assert nul.status_code == 400 and nul.json()["error"]["field"] == "clientId", nul.text
     assert server.get("/metrics").status_code == 401
     assert server.get("/metrics", headers={"Authorization": "Bearer wrong"}).status_code == 401
     assert "noticeboard_posts_indexed" in server.get("/metrics", headers={"Authorization": "Bearer scrape-secret"}).text
