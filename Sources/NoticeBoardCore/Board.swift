@@ -12,6 +12,8 @@ public final class Board: Sendable {
     /// Queries share it; posts, hides and the load take it alone.
     private let state = ReadWriteLock(BoardState())
     private let loaded = Atomic<Bool>(false)
+    /// Held while a change is applied and published.
+    private let applying = Mutex(())
 
     public init(store: any PostStore, beacons: (any BeaconStore)? = nil) {
         self.store = store
@@ -65,15 +67,18 @@ public final class Board: Sendable {
     /// visible post is in the index, any other is not, and streams hear of every difference.
     /// A state older than the one applied already is ignored, so results that race each other
     /// (this instance's transactions and the change feed) land in commit order; seeing one
-    /// state twice counts once. Events are published under the lock, in the order applied.
+    /// state twice counts once. Events are published in the order applied.
     public func reconcile(_ post: Post, status: PostStatus, version: Int64) {
-        state.write { state in
-            guard let event = state.reconcile(post, status: status, version: version) else { return }
+        // Changes are applied and published one at a time, in the same order; reads wait only
+        // for the change itself, not for its delivery to every stream.
+        applying.withLock { _ in
+            guard let event = state.write({ $0.reconcile(post, status: status, version: version) }) else { return }
             feed.publish(event)
         }
     }
 
-    /// The version of the state applied for a post, 0 if none was seen (tests check ordering with it).
+    /// The version of the state applied for a post, 0 if none was seen or it was forgotten
+    /// (tests check ordering with it).
     public func version(of id: Int64) -> Int64 {
         state.read { $0.version(of: id) }
     }
@@ -158,21 +163,34 @@ struct BoardState: Sendable {
     var index = PostIndex()
     var posts: [Int64: Post] = [:]
     var tags = TagInterner()
-    /// Versions above 1 of the posts present, and the versions of posts removed since the load;
-    /// a present post not listed is at version 1. Most posts are never changed, so this stays small.
+    /// Versions above 1 of the posts present; a present post not listed is at version 1. Most
+    /// posts are never changed, so this stays small.
     var versions: [Int64: Int64] = [:]
+    /// Versions of posts taken out, in two generations of at most `removedPerGeneration`: a stale
+    /// state arrives within moments of the newer one, so the oldest removals can be forgotten.
+    var removed: [Int64: Int64] = [:]
+    var removedBefore: [Int64: Int64] = [:]
+    static let removedPerGeneration = 50_000
 
     init() {}
 
     func version(of id: Int64) -> Int64 {
-        versions[id] ?? (posts[id] != nil ? 1 : 0)
+        versions[id] ?? removed[id] ?? removedBefore[id] ?? (posts[id] != nil ? 1 : 0)
     }
 
     /// Applies a post's state if it is newer than the one known; returns what streams must hear.
     mutating func reconcile(_ post: Post, status: PostStatus, version: Int64) -> LiveEvent? {
         guard version > self.version(of: post.id) else { return nil }
         let present = posts[post.id] != nil
-        if version > 1 || status != .visible { versions[post.id] = version } else { versions[post.id] = nil }
+        if status == .visible {
+            versions[post.id] = version > 1 ? version : nil
+            removed[post.id] = nil
+            removedBefore[post.id] = nil
+        } else {
+            versions[post.id] = nil
+            if removed.count >= Self.removedPerGeneration { (removedBefore, removed) = (removed, [:]) }
+            removed[post.id] = version
+        }
         switch (status == .visible, present) {
         case (true, false):
             insert(post)

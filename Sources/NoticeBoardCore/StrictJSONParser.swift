@@ -7,8 +7,10 @@ public struct JSONParseError: Error, Sendable, Equatable {
     public var field: String?
 }
 
-/// RFC 8259 JSON, strictly: UTF-8 only, no trailing commas, no duplicate member names, no
-/// `NaN` or `Infinity`, numbers that fit a double, and at most 64 levels of nesting.
+/// RFC 8259 JSON, strictly: UTF-8 only (a leading byte-order mark is skipped), no trailing
+/// commas, no duplicate member names, no `NaN` or `Infinity`, numbers that fit a double, and
+/// at most 64 levels of nesting. As the contract says, malformed JSON names no field, but a
+/// value the JSON cannot hold (`NaN`, `Infinity`, `1e400`) or a repeated name names its member.
 /// Foundation's decoder accepts some of these, and when it refuses it cannot say which member.
 struct StrictJSONParser {
     static let maxDepth = 64
@@ -23,6 +25,7 @@ struct StrictJSONParser {
             throw JSONParseError(message: "the body must be JSON encoded as UTF-8", field: nil)
         }
         var parser = StrictJSONParser(data)
+        if parser.bytes.starts(with: [0xEF, 0xBB, 0xBF]) { parser.index = 3 }
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
@@ -30,8 +33,19 @@ struct StrictJSONParser {
         return value
     }
 
+    /// Malformed JSON: no field.
     private func failure(_ message: String) -> JSONParseError {
-        JSONParseError(message: topLevelMember.map { "\($0): \(message)" } ?? "the body is not valid JSON: \(message)", field: topLevelMember)
+        JSONParseError(message: "the body is not valid JSON: \(message)", field: nil)
+    }
+
+    /// A value JSON cannot hold, under the member being read.
+    private func unrepresentable(_ message: String) -> JSONParseError {
+        JSONParseError(message: topLevelMember.map { "\($0) \(message)" } ?? "the body is not valid JSON: \(message)", field: topLevelMember)
+    }
+
+    private func startsWith(_ literal: String) -> Bool {
+        let utf8 = Array(literal.utf8)
+        return index + utf8.count <= bytes.count && Array(bytes[index..<index + utf8.count]) == utf8
     }
 
     private var current: UInt8? { index < bytes.count ? bytes[index] : nil }
@@ -41,11 +55,8 @@ struct StrictJSONParser {
     }
 
     private mutating func expect(_ literal: String, _ value: JSONValue) throws(JSONParseError) -> JSONValue {
-        let utf8 = Array(literal.utf8)
-        guard index + utf8.count <= bytes.count, Array(bytes[index..<index + utf8.count]) == utf8 else {
-            throw failure("not a JSON value")
-        }
-        index += utf8.count
+        guard startsWith(literal) else { throw failure("not a JSON value") }
+        index += literal.utf8.count
         return value
     }
 
@@ -60,7 +71,9 @@ struct StrictJSONParser {
         case UInt8(ascii: "n")?: return try expect("null", .null)
         case let byte? where byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte): return try number()
         case nil: throw failure("the body ends too early")
-        default: throw failure(topLevelMember == nil ? "not a JSON value" : "must be a JSON value (NaN and Infinity are not numbers in JSON)")
+        default:
+            if startsWith("NaN") || startsWith("Infinity") { throw unrepresentable("must be a number (NaN and Infinity are not numbers in JSON)") }
+            throw failure("not a JSON value")
         }
     }
 
@@ -124,22 +137,23 @@ struct StrictJSONParser {
         let start = index
         let isDigit = { (byte: UInt8) in (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) }
         if current == UInt8(ascii: "-") { index += 1 }
-        guard let first = current, isDigit(first) else { throw failure("must be a number") }
+        if startsWith("Infinity") { throw unrepresentable("must be a number (Infinity is not a number in JSON)") }
+        guard let first = current, isDigit(first) else { throw failure("a malformed number") }
         index += 1
         if first != UInt8(ascii: "0") { while let byte = current, isDigit(byte) { index += 1 } }
         if current == UInt8(ascii: ".") {
             index += 1
-            guard let byte = current, isDigit(byte) else { throw failure("must be a number") }
+            guard let byte = current, isDigit(byte) else { throw failure("a malformed number") }
             while let byte = current, isDigit(byte) { index += 1 }
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             index += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
-            guard let byte = current, isDigit(byte) else { throw failure("must be a number") }
+            guard let byte = current, isDigit(byte) else { throw failure("a malformed number") }
             while let byte = current, isDigit(byte) { index += 1 }
         }
         guard let value = Double(String(decoding: bytes[start..<index], as: UTF8.self)), value.isFinite else {
-            throw failure("must be a number a double can hold")
+            throw unrepresentable("must be a number a double can hold")
         }
         return .number(value)
     }

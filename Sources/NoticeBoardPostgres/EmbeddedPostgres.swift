@@ -107,7 +107,7 @@ public final class EmbeddedPostgres: Sendable {
     /// Starts the cluster again on its port after it died; throws while it cannot (the dead
     /// postmaster's backends may hold its shared memory for a few seconds).
     public func restart(port: Int) throws {
-        try run("pg_ctl", ["-D", clusterDirectory.path, "-l", logFile.path, "-w", "-t", "30", "-o", "-p \(port)", "start"])
+        try run("pg_ctl", ["-D", clusterDirectory.path, "-l", logFile.path, "-w", "-t", "10", "-o", "-p \(port)", "start"])
         try "\(getpid())\n".write(to: ownerFile, atomically: true, encoding: .utf8)
         logger.notice("restarted the embedded PostgreSQL", metadata: ["port": "\(port)"])
     }

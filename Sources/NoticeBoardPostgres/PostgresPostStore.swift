@@ -251,7 +251,17 @@ enum StoreErrors {
             throw StoreError.unavailable("\(error.code)")
         } catch let error as PSQLError where error.serverInfo?[.sqlState]?.hasPrefix("22") == true {
             throw StoreError.invalidInput(error.serverInfo?[.message] ?? "invalid value")
+        } catch let error as PSQLError where isPassing(error.serverInfo?[.sqlState]) {
+            throw StoreError.unavailable(error.serverInfo?[.message] ?? "the database is not available")
         }
+    }
+
+    /// SQLSTATE classes of a database that is restarting, overloaded or failing over: connection
+    /// exceptions (08), serialization failures and deadlocks (40), insufficient resources (53),
+    /// operator intervention (57: shutting down, starting up), system errors (58). Retrying helps.
+    static func isPassing(_ sqlState: String?) -> Bool {
+        guard let sqlState else { return false }
+        return ["08", "40", "53", "57", "58"].contains(String(sqlState.prefix(2)))
     }
 }
 

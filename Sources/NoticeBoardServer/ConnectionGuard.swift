@@ -27,6 +27,9 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var writeDeadline: Scheduled<Void>?
     private var shutdownDeadline: Scheduled<Void>?
 
+    /// Bodies larger than any the API takes are not invited: the handler answers 413 unread.
+    static let largestBodyInvited = 16 * 1024
+
     init(limits: ConnectionLimits) { self.limits = limits }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -48,7 +51,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .tooMany:
             refuse("the server has too many open connections; retry shortly", lingering: false, context: context)
         case .tooManyFromAddress:
-            refuse("too many open connections from your address; close some and retry", lingering: true, context: context)
+            refuse("too many open connections from your address; close some and retry", lingering: limits.startLingering(), context: context)
         }
     }
 
@@ -72,13 +75,18 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // This server is no proxy: 405 and close. SwiftNIO's encoder writes no body after a
             // CONNECT (RFC 9112 forbids one only on a 2xx), so the JSON error is not seen.
             refused = true
-            answer(APIError(.methodNotAllowed, code: "method_not_allowed", message: "CONNECT is not supported: this is not a proxy"), context: context)
+            answer(
+                APIError(
+                    .methodNotAllowed, code: "method_not_allowed", message: "CONNECT is not supported: this is not a proxy",
+                    headers: [.allow: "GET, HEAD, POST, PUT, DELETE, OPTIONS"]),
+                context: context)
             return
         case .head(let head):
             requestsRead += 1
             // A client that waits for permission to send its body gets it at once; the body
             // limits apply as it arrives.
-            if head.headerFields[.expect]?.lowercased() == "100-continue" {
+            let announced = head.headerFields[.contentLength].flatMap { Int($0) } ?? 0
+            if head.headerFields[.expect]?.lowercased() == "100-continue", announced <= Self.largestBodyInvited {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
             readingBody = true
@@ -160,6 +168,11 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(body)), promise: nil)
         let channel = context.channel
+        let limits = self.limits
+        // Closed within a second whatever happens to the write (over TLS it waits for a handshake
+        // that may never come), and a lingering refusal gives its place back then.
+        channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        if lingering { channel.closeFuture.whenComplete { _ in limits.stopLingering() } }
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
             guard lingering else {
                 channel.close(promise: nil)
@@ -168,7 +181,6 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
             // A close with unread request bytes pending resets the connection and can lose the
             // answer; shutting the write side first lets the client read it.
             channel.close(mode: .output, promise: nil)
-            channel.eventLoop.scheduleTask(in: .seconds(2)) { channel.close(promise: nil) }
         }
     }
 }

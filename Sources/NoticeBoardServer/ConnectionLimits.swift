@@ -70,4 +70,17 @@ final class ConnectionLimits: Sendable {
     }
 
     var openCount: Int { open.withLock { $0.total } }
+
+    /// Refusals that wait for their client to read the answer hold descriptors outside the caps;
+    /// only a few may at once, the rest close at once.
+    private let lingering = Atomic<Int>(0)
+    static let maxLingering = 32
+
+    func startLingering() -> Bool {
+        if lingering.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxLingering { return true }
+        lingering.wrappingSubtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func stopLingering() { lingering.wrappingSubtract(1, ordering: .relaxed) }
 }

@@ -44,15 +44,24 @@ struct ModerationRoutes: Sendable {
         guard case .string(let password)? = body["password"] else { throw APIError.invalid("password is required", field: "password") }
         // Throttled before bcrypt is paid for. A throttled attempt is refused whatever the
         // password: answering a right one would let the throttle be probed for it.
-        if let wait = loginThrottle.retryAfter(username: username) { throw APIError.rateLimited(retryAfterSeconds: wait) }
-        if case .limited(let wait) = loginLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: wait) }
-        guard let session = try await auth.login(username: username, password: password) else {
-            loginThrottle.failed(username: username)
-            throw APIError(.unauthorized, code: "unauthorized", message: "wrong username or password")
+        let pseudonym = identity.hash(of: client)
+        if let wait = loginThrottle.admit(username: username, address: pseudonym) { throw APIError.rateLimited(retryAfterSeconds: wait) }
+        if case .limited(let wait) = loginLimiter.reserve(for: client) {
+            loginThrottle.finished(username: username, address: pseudonym, succeeded: false, counted: false)
+            throw APIError.rateLimited(retryAfterSeconds: wait)
         }
+        let session: (token: String, expiresAt: Int64)?
+        do {
+            session = try await auth.login(username: username, password: password)
+        } catch {
+            loginThrottle.finished(username: username, address: pseudonym, succeeded: false, counted: false)
+            loginLimiter.refund(for: client)
+            throw error
+        }
+        loginThrottle.finished(username: username, address: pseudonym, succeeded: session != nil)
+        guard let session else { throw APIError(.unauthorized, code: "unauthorized", message: "wrong username or password") }
         // Only failures count against an address.
         loginLimiter.refund(for: client)
-        loginThrottle.succeeded(username: username)
         return JSONResponse.make(["token": session.token, "expiresAt": Timestamp.format(milliseconds: session.expiresAt)])
     }
 

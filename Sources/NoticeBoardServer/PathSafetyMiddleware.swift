@@ -32,9 +32,11 @@ struct HeadMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard request.method == .head else { return try await next(request, context) }
         var response = try await next(request, context)
+        // The length a GET would send; a handler that answered HEAD itself (the file middleware)
+        // has set it already, and a streamed body has none to give.
         let length = response.body.contentLength
         response.body = ResponseBody()
-        if let length { response.headers[.contentLength] = String(length) }
+        if response.headers[.contentLength] == nil, let length, length > 0 { response.headers[.contentLength] = String(length) }
         return response
     }
 }

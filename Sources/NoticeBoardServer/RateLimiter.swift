@@ -70,7 +70,9 @@ public final class RateLimiter: Sendable {
     }
 
     @Sendable public static func monotonicSeconds() -> Double {
-        let elapsed = ContinuousClock.now - start
+        // The origin first: read after `now`, its lazy start would make the first reading negative.
+        let origin = start
+        let elapsed = ContinuousClock.now - origin
         return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
     }
 

@@ -18,8 +18,9 @@ struct StreamRoutes: Sendable {
     let keepAliveInterval: Duration
 
     static let path = "/api/v1/posts/stream"
-    /// Chunks a stream may have waiting for a slow client before it is dropped.
-    static let queuedChunks = 512
+    /// Chunks a stream may have waiting for a slow client before it is dropped: as many as the
+    /// feed holds for any subscriber (`LiveFeed.bufferPerSubscriber`).
+    static let queuedChunks = 1000
 
     func register(on router: Router<AppRequestContext>, table: RouteTable) {
         table.on(router, .get, Self.path, head: false, use: stream)
@@ -53,9 +54,11 @@ struct StreamRoutes: Sendable {
             }
             // A client that leaves frees its place at once, not at the next keep-alive.
             connectionClosed.whenComplete { _ in output.finish() }
-            send("retry: 3000\n: connected\n\n")
+            // What it missed is written straight away (it is already held, in the feed's history),
+            // so a resuming client is never dropped for the size of its backlog.
+            try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
             for event in subscription.backlog {
-                if let text = Self.encode(event, for: query) { send(text) }
+                if let text = Self.encode(event, for: query) { try await writer.write(ByteBuffer(string: text)) }
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {

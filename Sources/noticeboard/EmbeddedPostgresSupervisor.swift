@@ -16,12 +16,17 @@ struct EmbeddedPostgresSupervisor: Service {
     var checkInterval: Duration = .seconds(1)
 
     func run() async throws {
+        // Shutdown does not wait for a backoff to run out.
+        try? await cancelWhenGracefulShutdown { await watch() }
+    }
+
+    private func watch() async {
         let up = Gauge(label: "noticeboard_embedded_postgres_up")
         let restarts = Counter(label: "noticeboard_embedded_postgres_restarts_total")
         var backoff: Duration = .seconds(1)
         var downSince: ContinuousClock.Instant?
         var reportedStopped = false
-        while !Task.isCancelledOrShuttingDown {
+        while !Task.isCancelled {
             switch cluster.postmasterState {
             case .running:
                 up.record(1)
@@ -64,8 +69,4 @@ struct EmbeddedPostgresSupervisor: Service {
             DispatchQueue.global().async { continuation.resume(with: Result(catching: body)) }
         }
     }
-}
-
-extension Task where Success == Never, Failure == Never {
-    static var isCancelledOrShuttingDown: Bool { isCancelled || isShuttingDownGracefully }
 }

@@ -33,16 +33,17 @@ def test_json_bodies_are_parsed_strictly_and_errors_name_the_field(server_factor
         b'{"lat": 1e400, "lon": 114.2, "message": "m", "tag": "food"}': "lat",
         b'{"lat": 22.3, "lon": -1e400, "message": "m", "tag": "food"}': "lon",
         b'{"lat": 22.3, "lon": 114.2, "message": "m", "tag": "food"} x': None,
-        b'{"lat": 22.3, "lon": 114.2, "message": "m\x01", "tag": "food"}': "message",
+        b'{"lat": 22.3, "lon": 114.2, "message": "m\x01", "tag": "food"}': None,
         b'[' * 100 + b']' * 100: None,
+        b'{"lat": 22.3, "lon": 114.2, "message": "unterminated, "tag": "food"}': None,
     }
     for body, field in cases.items():
         response = raw_post(server, body)
         assert response.status_code == 400, (body, response.status_code, response.text)
         error = response.json()["error"]
         assert error["code"] == "invalid_request"
-        if field:
-            assert error.get("field") == field, (body, error)
+        # The contract: malformed JSON names no field; NaN, Infinity and overflow name theirs.
+        assert error.get("field") == field, (body, error)
     assert len(server.get("/api/v1/posts", params={"limit": 500}).json()["posts"]) == before, "a refused body was stored"
     assert raw_post(server, json.dumps(POST).encode()).status_code == 201
 
@@ -143,11 +144,12 @@ def test_guesses_at_one_account_from_many_addresses_back_off(server_factory, dat
     assert statuses.count(429) >= 5, statuses
     waits = [int(retry) for status, retry, _ in results if status == 429]
     assert all(1 <= wait <= 900 for wait in waits)
-    # Retry-After is the truth: after it, one attempt is let through again.
-    status, retry, _ = login_from(server, "127.0.0.40", "mod", "guess")
-    if status == 429:
+    # Retry-After is the truth: after it, an attempt is let through again.
+    for _ in range(4):
+        status, retry, _ = login_from(server, "127.0.0.41", "mod", "mod-password-123")
+        if status != 429:
+            break
         time.sleep(int(retry) + 0.2)
-    status, _, _ = login_from(server, "127.0.0.41", "mod", "mod-password-123")
     assert status == 200
     # A right password clears the account's count: the next wrong one is a plain 401.
     assert login_from(server, "127.0.0.42", "mod", "wrong-again")[0] == 401
