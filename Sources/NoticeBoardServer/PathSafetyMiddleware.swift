@@ -34,9 +34,8 @@ struct HeadMiddleware<Context: RequestContext>: RouterMiddleware {
         var response = try await next(request, context)
         // The length a GET would send; a handler that answered HEAD itself (the file middleware)
         // has set it already, and a streamed body has none to give.
-        let length = response.body.contentLength
-        response.body = ResponseBody()
-        if response.headers[.contentLength] == nil, let length, length > 0 { response.headers[.contentLength] = String(length) }
+        let length = response.headers[.contentLength].flatMap { Int($0) } ?? response.body.contentLength
+        response.body = ResponseBody(contentLength: length) { writer in try await writer.finish(nil) }
         return response
     }
 }

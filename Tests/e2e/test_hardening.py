@@ -99,6 +99,8 @@ def test_head_expect_continue_connect_no_store_and_a_metrics_token(server_factor
         head = requests.head(server.url + path, timeout=30)
         assert head.status_code == get.status_code == 200, path
         assert head.content == b""
+        if "Content-Length" in get.headers and get.headers.get("Content-Encoding") is None:
+            assert head.headers["Content-Length"] == get.headers["Content-Length"], path
     # Expect: 100-continue gets its interim answer before the body is sent.
     host, port = server.url.removeprefix("http://").split(":")
     body = json.dumps(POST).encode()
