@@ -15,6 +15,24 @@ enum ChildProcess {
         var output: String
     }
 
+    /// The child keeps only standard input, output and error. Without this a postmaster started
+    /// while the server runs inherits its listening socket and connections: after the server
+    /// dies, clients connecting to its port wait in a backlog nobody accepts, and a new server
+    /// cannot bind the port.
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t) {
+        #if os(Linux)
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        // glibc 2.34 and later; Swift's Glibc module does not declare it.
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            if unsafeBitCast(symbol, to: CloseFrom.self)(&actions, 3) == 0 { return }
+        }
+        // Older C libraries: close each descriptor open now (glibc ignores one closed meanwhile).
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2 { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
+        #endif
+    }
+
     static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
         let fileManager = FileManager.default
         let scratch = fileManager.temporaryDirectory.appendingPathComponent("noticeboard-\(UUID().uuidString)")
@@ -31,6 +49,7 @@ enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, inputPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        closeInheritedDescriptors(&actions)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
