@@ -3,6 +3,9 @@ import PackageDescription
 
 let package = Package(
     name: "noticeboard",
+    // Linux only (README, Platforms): the embedded PostgreSQL uses glibc and runuser and says so
+    // at compile time elsewhere. The macOS floor lets the pure modules, GeoIndex and
+    // NoticeBoardCore, build on a Mac (`swift build --target NoticeBoardCore`).
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "noticeboard", targets: ["noticeboard"]),
@@ -21,14 +24,25 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.3"),
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        .package(url: "https://github.com/swift-extras/swift-extras-base64.git", from: "1.2.0"),
     ],
     targets: [
         // Pure geometry and the in-memory spatial-temporal index: no I/O, no logging.
         .target(name: "GeoIndex", dependencies: ["IndexIntrinsics"]),
         // One C header: a cache-line prefetch hint and sincos, which Swift cannot express.
         .target(name: "IndexIntrinsics"),
-        // The domain: posts, validation, queries, the store protocol and the board's read model.
-        .target(name: "NoticeBoardCore", dependencies: ["GeoIndex"]),
+        // The domain: posts, validation, queries, the storage protocols, and the board: the read
+        // model that answers every query, its live feed, and the services that load it and keep
+        // it in step with the database.
+        .target(
+            name: "NoticeBoardCore",
+            dependencies: [
+                "GeoIndex",
+                .product(name: "ExtrasBase64", package: "swift-extras-base64"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // PostgreSQL: migrations, the store implementation, the embedded cluster launcher.
         .target(
             name: "NoticeBoardPostgres",
@@ -42,7 +56,7 @@ let package = Package(
             ],
             resources: [.copy("Migrations")]
         ),
-        // The HTTP layer: routes, JSON errors, rate limits.
+        // The HTTP layer: transport limits, middleware, routes, JSON, moderator authentication.
         .target(
             name: "NoticeBoardServer",
             dependencies: [
@@ -55,6 +69,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -83,10 +98,27 @@ let package = Package(
         .target(name: "BoardTestSupport", dependencies: ["GeoIndex"], path: "Tests/BoardTestSupport"),
         .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "BoardTestSupport"]),
         .testTarget(name: "NoticeBoardCoreTests", dependencies: ["NoticeBoardCore", "GeoIndex", "BoardTestSupport"]),
+        // A fresh database per test, on the embedded cluster or NOTICEBOARD_TEST_DATABASE_URL.
+        .target(
+            name: "DatabaseTestSupport",
+            dependencies: [
+                "NoticeBoardPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/DatabaseTestSupport"),
+        .testTarget(
+            name: "NoticeBoardPostgresTests",
+            dependencies: [
+                "NoticeBoardCore", "NoticeBoardPostgres", "DatabaseTestSupport", "GeoIndex",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         .testTarget(
             name: "NoticeBoardServerTests",
             dependencies: [
-                "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport",
+                "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport", "DatabaseTestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -26,7 +26,7 @@ extension RTreeIndex {
         let viewer = ViewerTrigonometry(lat: search.lat)
         let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi, radius: search.radius)
         let coneTest = search.cone.flatMap { ConeBoxTest($0, lat: search.lat, lon: search.lon) }
-        var frontier = NearbyFrontier()
+        var frontier = SearchFrontier()
         var leafBounds = [Double](repeating: 0, count: Self.leafCapacity)
         var exact: [NearbyHit] = []
         var found: [NearbyHit] = []
@@ -92,7 +92,7 @@ extension RTreeIndex {
                 let node = Int(next.ref)
                 let base = node * Self.fanout
                 let leaves = childrenAreLeaves[node]
-                let state: NearbyFrontier.State = leaves ? .leaf : .node
+                let state: SearchFrontier.State = leaves ? .leaf : .node
                 for k in base..<(base + Int(nodeFill[node])) {
                     // Most children fail on the squared chord, before any square root.
                     let squared = childBoxes[k].squaredDistance(qx, qy, qz)
@@ -135,32 +135,29 @@ extension RTreeIndex {
     public func browse(_ search: AreaSearch) -> [IndexedPost] {
         guard root >= 0, search.limit > 0 else { return [] }
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
-        // A post is pushed with `node` -1; leaves and inner nodes are told apart by `isLeaf`.
-        var frontier = MinHeap<(key: Double, tie: Int64, node: Int32, isLeaf: Bool, post: IndexedPost?)>(less: { a, b in
-            if a.key != b.key { return a.key < b.key }
-            if (a.node >= 0) != (b.node >= 0) { return a.node >= 0 }
-            return a.tie < b.tie
-        })
+        // Newest first: keys are negated times. A post is pushed by its slot, keyed by its time
+        // with ties broken by the higher id; a node by the newest time below it, so it is opened
+        // before any post it may hold an equal or newer one than.
+        var frontier = SearchFrontier()
         var found: [IndexedPost] = []
-        frontier.push((-.infinity, 0, root, rootIsLeaf, nil))
+        frontier.push(.init(key: -.infinity, tie: 0, ref: root, state: rootIsLeaf ? .leaf : .node))
         while let next = frontier.pop() {
-            if let post = next.post {
-                found.append(post)
-                if found.count == search.limit { break }
-                continue
-            }
-            if next.isLeaf {
-                let base = Int(next.node) * Self.leafCapacity
-                for slot in base..<(base + Int(leafFill[Int(next.node)])) {
+            switch next.state {
+            case .exactPost, .candidatePost:
+                found.append(columns.post(at: Int(next.ref)))
+                if found.count == search.limit { return found }
+            case .leaf:
+                let base = Int(next.ref) * Self.leafCapacity
+                for slot in base..<(base + Int(leafFill[Int(next.ref)])) {
                     let post = columns.post(at: slot)
-                    if search.matches(post) { frontier.push((-Double(post.createdAt), -post.id, -1, false, post)) }
+                    if search.matches(post) { frontier.push(.init(key: -Double(post.createdAt), tie: -post.id, ref: Int32(slot), state: .exactPost)) }
                 }
-                continue
-            }
-            forEachChild(of: next.node) { child, isLeaf, summary in
-                guard summary.mayIntersect(search.box), summary.mayMatch(search.filter, tagMask: wantedTags) else { return }
-                if let after = search.after, summary.minTime > after.createdAt { return }
-                frontier.push((-Double(summary.maxTime), 0, child, isLeaf, nil))
+            case .node:
+                forEachChild(of: next.ref) { child, isLeaf, summary in
+                    guard summary.mayIntersect(search.box), summary.mayMatch(search.filter, tagMask: wantedTags) else { return }
+                    if let after = search.after, summary.minTime > after.createdAt { return }
+                    frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: isLeaf ? .leaf : .node))
+                }
             }
         }
         return found

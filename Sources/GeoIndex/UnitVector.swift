@@ -16,19 +16,6 @@ public struct UnitVector: Sendable, Equatable {
         y = cosPhi * sinLambda
         z = sinPhi
     }
-
-    /// The great-circle distance in metres that corresponds to a chord of the unit sphere.
-    @inlinable
-    public static func metres(chord: Double) -> Double {
-        2 * Geodesy.earthRadiusMeters * asin(min(1, chord / 2))
-    }
-
-    /// The chord of the unit sphere that corresponds to a distance in metres.
-    @inlinable
-    public static func chord(metres: Double) -> Double {
-        let angle = min(.pi, metres / Geodesy.earthRadiusMeters)
-        return 2 * sin(angle / 2)
-    }
 }
 
 /// An axis-aligned box in 3-D around unit vectors, in double precision: node boxes are built

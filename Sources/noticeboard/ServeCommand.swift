@@ -90,34 +90,31 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         let logger = database.makeLogger()
         let settings = try resolvedSettings()
-        // Request handlers are Swift tasks; on the default global executor every request hops
-        // from the event loop to a dispatch thread and back (measured: about half the CPU of a
-        // small request). Running tasks on the event loops themselves removes both hops. Only
-        // `serve` does this: `import` keeps its parsing off the loop that feeds PostgreSQL.
+        // Request handlers are Swift tasks: on the event loops themselves they skip a hop to a
+        // dispatch thread and back (docs/benchmarks.md). Only `serve` does this: `import` keeps
+        // its parsing off the loop that feeds PostgreSQL.
         NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: settings.metricsRegistry))
         let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
         let store = PostgresPostStore(client: client, logger: logger)
-        let beacons = PostgresBeaconStore(client: client, logger: logger)
-        let board = Board(store: store, beacons: beacons)
+        let moderation = PostgresModerationStore(client: client, logger: logger)
+        let board = Board(store: store, moderation: moderation, beacons: PostgresBeaconStore(client: client, logger: logger))
         let summary = handle.summary
-        let supervisor: [any Service] = handle.embedded.map {
-            [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)]
-        } ?? []
-        let app = try buildApplication(
-            board: board, moderation: PostgresModerationStore(client: client, logger: logger), beacons: beacons, settings: settings,
-            services: [client] + supervisor, logger: logger, changes: PostgresChangeFeed(client: client, logger: logger),
-            prepare: {
-                try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
-                try await store.purgeIdempotencyKeys()
-            },
-            onServerRunning: { port in
-                // Unbuffered, so scripts waiting for this line see it at once.
-                let line = "NoticeBoard listening on \(settings.tls == nil ? "http" : "https")://\(settings.host):\(port) — database: \(summary)\n"
-                FileHandle.standardOutput.write(Data(line.utf8))
-            })
+        var setup = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: logger)
+        setup.services = [client] + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])
+        setup.changes = PostgresChangeFeed(client: client, logger: logger)
+        setup.prepare = {
+            try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
+            try await store.purgeIdempotencyKeys()
+        }
+        setup.onServerRunning = { port in
+            // Unbuffered, so scripts waiting for this line see it at once.
+            let line = "NoticeBoard listening on \(settings.tls == nil ? "http" : "https")://\(settings.host):\(port) — database: \(summary)\n"
+            FileHandle.standardOutput.write(Data(line.utf8))
+        }
+        let app = try buildApplication(setup)
         try await app.runService()
     }
 

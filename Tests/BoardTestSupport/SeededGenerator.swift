@@ -19,4 +19,9 @@ public struct SeededGenerator: RandomNumberGenerator, Sendable {
         if let text = ProcessInfo.processInfo.environment["NOTICEBOARD_TEST_SEED"], let seed = UInt64(text) { return seed }
         return UInt64.random(in: 1...UInt64.max)
     }
+
+    /// A double in `low..<high`.
+    public mutating func uniform(_ low: Double, _ high: Double) -> Double {
+        low + (high - low) * Double(next() >> 11) / Double(1 << 53)
+    }
 }

@@ -1,3 +1,4 @@
+import DatabaseTestSupport
 import BoardTestSupport
 import Foundation
 import HummingbirdTesting

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdTesting
+import DatabaseTestSupport
 import Logging
 import NoticeBoardCore
 import NoticeBoardPostgres
@@ -20,20 +21,32 @@ struct TestApp {
         _ setup: TestingSetup = .router, _ body: @Sendable @escaping (any TestClientProtocol, Board) async throws -> T
     ) async throws -> T {
         let client = PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: TestDatabase.logger)
-        let beacons = PostgresBeaconStore(client: client, logger: TestDatabase.logger)
-        let board = Board(store: PostgresPostStore(client: client, logger: TestDatabase.logger), beacons: beacons)
-        let app = try buildApplication(
-            board: board, moderation: PostgresModerationStore(client: client, logger: TestDatabase.logger), beacons: beacons,
-            settings: settings,
-            services: [client], logger: TestDatabase.logger)
-        return try await app.test(setup) { http in
-            for _ in 0..<200 where try await http.execute(uri: "/readyz", method: .get).status != .ok {
-                try await Task.sleep(for: .milliseconds(25))
-            }
+        let moderation = PostgresModerationStore(client: client, logger: TestDatabase.logger)
+        let board = Board(
+            store: PostgresPostStore(client: client, logger: TestDatabase.logger), moderation: moderation,
+            beacons: PostgresBeaconStore(client: client, logger: TestDatabase.logger))
+        var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
+        application.services = [client]
+        return try await buildApplication(application).test(setup) { http in
+            try await Self.waitUntilReady(http)
             return try await body(http, board)
         }
     }
+
+    /// Polls `/readyz` for at most `limit`; a server that never gets ready fails the test.
+    static func waitUntilReady(_ http: any TestClientProtocol, limit: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while try await http.execute(uri: "/readyz", method: .get).status != .ok {
+            guard ContinuousClock.now < deadline else { throw TestAppError.notReady(after: limit) }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+    }
 }
+
+enum TestAppError: Error {
+    case notReady(after: Duration)
+}
+
 
 // MARK: - Response bodies
 

@@ -9,7 +9,8 @@ export class APIError extends Error {
   }
 }
 
-function query(params) {
+// Query parameters; empty values are left out, an array repeats its key.
+export function query(params) {
   const search = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === null || value === undefined || value === "") continue;
@@ -20,22 +21,26 @@ function query(params) {
   return text ? `?${text}` : "";
 }
 
-async function parse(response) {
-  const body = await response.json().catch(() => null);
-  if (!response.ok) throw new APIError(response.status, body);
-  return body;
+// One call: `params` go into the query, `body` is sent as JSON. Resolves to the parsed body
+// (null for 204), rejects with an APIError.
+export async function request(method, path, { params = {}, body, headers = {}, ...options } = {}) {
+  const sent = { Accept: "application/json", ...headers };
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  const response = await fetch(path + query(params), {
+    method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), ...options,
+  });
+  if (response.status === 204) return null;
+  const parsed = await response.json().catch(() => null);
+  if (!response.ok) throw new APIError(response.status, parsed);
+  return parsed;
 }
 
-export async function getJSON(path, params = {}, options = {}) {
-  return parse(await fetch(path + query(params), { headers: { Accept: "application/json" }, ...options }));
+export function getJSON(path, params = {}, options = {}) {
+  return request("GET", path, { params, ...options });
 }
 
-export async function postJSON(path, body, headers = {}) {
-  return parse(await fetch(path, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json", ...headers },
-    body: JSON.stringify(body),
-  }));
+export function postJSON(path, body, headers = {}) {
+  return request("POST", path, { body, headers });
 }
 
 export function streamURL(params) {

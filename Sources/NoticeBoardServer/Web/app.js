@@ -4,7 +4,7 @@ import { state, loadFromURL, update, onChange, hasPosition, announce } from "./s
 import { setUpFilters, refreshTagCounts } from "./filters.js";
 import { setUpList, loadList, addToList, removeFromList, locate } from "./list.js";
 import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable } from "./map.js";
-import { setUpLook, loadLook } from "./look.js";
+import { setUpLook, loadLook, removeFromLook } from "./look.js";
 import { setUpCompose } from "./compose.js";
 import { follow } from "./live.js";
 
@@ -46,7 +46,7 @@ function noteAppeared(post) {
 function noteVanished(id) {
   removeFromList(id);
   removeFromMap(id);
-  document.querySelector(`#look-notes [data-id="${id}"]`)?.remove();
+  removeFromLook(id);
 }
 
 function followArea() {

@@ -128,6 +128,11 @@ function startCompass() {
   }
 }
 
+// A note that left the board leaves the view at once, before the next reload.
+export function removeFromLook(id) {
+  document.querySelector(`#look-notes [data-id="${id}"]`)?.remove();
+}
+
 export function setUpLook() {
   dial.addEventListener("input", () => update({ facing: Number(dial.value) }));
   document.getElementById("compass").addEventListener("click", startCompass);

@@ -1,7 +1,7 @@
 // The moderation page: log in, find notes by tag, week or dates, status and reports, hide or
 // restore many at once, delete one with a reason, follow a client, read the audit log, and
 // place beacons on a map. Every text from the board is shown as text, never HTML.
-import { APIError } from "../api.js";
+import { getJSON, request } from "../api.js";
 
 const $ = (selector) => document.querySelector(selector);
 const status = $("#status");
@@ -12,21 +12,14 @@ const shown = new Map(); // id → moderated post in the table
 
 function announce(text) { status.textContent = text; }
 
-async function call(method, path, body) {
-  const headers = { Accept: "application/json", Authorization: `Bearer ${token}` };
-  if (body !== undefined) headers["Content-Type"] = "application/json";
-  const response = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
-  if (response.status === 204) return null;
-  const parsed = await response.json().catch(() => null);
-  if (response.status === 401 && path !== "/api/v1/auth/token") loggedOut("Your session ended: log in again.");
-  if (!response.ok) throw new APIError(response.status, parsed);
-  return parsed;
-}
-
-function query(params) {
-  const search = new URLSearchParams();
-  for (const [key, value] of Object.entries(params)) if (value !== null && value !== undefined && value !== "") search.set(key, value);
-  return search.toString() ? `?${search}` : "";
+// A moderator's call: with the session's token; a 401 means the session is over.
+async function call(method, path, { params, body } = {}) {
+  try {
+    return await request(method, path, { params, body, headers: { Authorization: `Bearer ${token}` } });
+  } catch (error) {
+    if (error.status === 401 && path !== "/api/v1/auth/token") loggedOut("Your session ended: log in again.");
+    throw error;
+  }
 }
 
 // Sessions
@@ -55,12 +48,7 @@ $("#login").addEventListener("submit", async (event) => {
   $("#login-error").textContent = "";
   const username = $("#username").value;
   try {
-    const response = await fetch("/api/v1/auth/token", {
-      method: "POST", headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ username, password: $("#password").value }),
-    });
-    const body = await response.json();
-    if (!response.ok) throw new APIError(response.status, body);
+    const body = await request("POST", "/api/v1/auth/token", { body: { username, password: $("#password").value } });
     token = body.token;
     sessionStorage.setItem("noticeboard-token", token);
     sessionStorage.setItem("noticeboard-moderator", username);
@@ -169,7 +157,7 @@ function noteRow(post) {
 
 async function loadNotes(append = false) {
   try {
-    const page = await call("GET", "/api/v1/moderation/posts" + query({ ...noteFilters(), limit: 100, cursor: append ? notesCursor : null }));
+    const page = await call("GET", "/api/v1/moderation/posts", { params: { ...noteFilters(), limit: 100, cursor: append ? notesCursor : null } });
     const body = $("#notes-table tbody");
     if (!append) {
       body.replaceChildren();
@@ -203,7 +191,7 @@ async function changeStatus(ids, action) {
   const failures = [];
   for (const id of ids) {
     try {
-      await call("POST", `/api/v1/moderation/posts/${id}/${action}`, reason ? { reason } : {});
+      await call("POST", `/api/v1/moderation/posts/${id}/${action}`, { body: reason ? { reason } : {} });
       done += 1;
     } catch (error) {
       failures.push(`${id}: ${error.message}`);
@@ -252,7 +240,7 @@ $("#delete-form").addEventListener("submit", async (event) => {
     return;
   }
   try {
-    await call("DELETE", `/api/v1/moderation/posts/${deleting.id}`, { reason });
+    await call("DELETE", `/api/v1/moderation/posts/${deleting.id}`, { body: { reason } });
     dialog.close();
     await loadNotes();
     announce(`Deleted note ${deleting.id}.`);
@@ -265,7 +253,7 @@ $("#delete-form").addEventListener("submit", async (event) => {
 
 async function loadAudit(append = false) {
   try {
-    const page = await call("GET", "/api/v1/moderation/audit" + query({ limit: 100, cursor: append ? auditCursor : null }));
+    const page = await call("GET", "/api/v1/moderation/audit", { params: { limit: 100, cursor: append ? auditCursor : null } });
     const body = $("#audit-table tbody");
     if (!append) body.replaceChildren();
     for (const entry of page.entries) {
@@ -292,7 +280,7 @@ let placing = null;
 function ensureBeaconMap() {
   if (beaconMap || typeof window.L === "undefined") return;
   beaconMap = L.map("beacon-map").setView([20, 0], 2);
-  fetch("/config.json").then((response) => response.json()).then((config) => {
+  getJSON("/config.json").then((config) => {
     L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: 21 }).addTo(beaconMap);
   }).catch(() => {});
   beaconLayer = L.layerGroup().addTo(beaconMap);
@@ -364,7 +352,7 @@ $("#beacon-form").addEventListener("submit", async (event) => {
   const body = { lat: Number($("#b-lat").value), lon: Number($("#b-lon").value), name: $("#b-name").value };
   if ($("#b-floor").value !== "") body.floor = Number($("#b-floor").value);
   try {
-    await call("PUT", path, body);
+    await call("PUT", path, { body });
     await loadBeacons();
   } catch (error) {
     $("#beacon-error").textContent = error.field ? `${error.field}: ${error.message}` : error.message;

@@ -1,0 +1,161 @@
+import GeoIndex
+import Synchronization
+
+/// The board, and the routes' one door to storage: writes go to the store of record first,
+/// then into the in-memory index that answers every read.
+public final class Board: Sendable {
+    let store: any PostStore
+    /// Statuses, reports and the audit log; without one, moderation answers "unavailable".
+    let moderation: (any ModerationStore)?
+    /// The beacon registry; without one every beacon is unknown.
+    let beacons: (any BeaconStore)?
+    /// Changes for live streams: every post this instance commits.
+    public let feed = LiveFeed()
+    /// Queries share it; posts, hides and the load take it alone.
+    private let state = ReadWriteLock(BoardState())
+    private let loaded = Atomic<Bool>(false)
+    /// Held while a change is applied and published.
+    private let applying = Mutex(())
+
+    public init(store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil) {
+        self.store = store
+        self.moderation = moderation
+        self.beacons = beacons
+    }
+
+    /// Whether the index has been loaded from the store.
+    public var isLoaded: Bool { loaded.load(ordering: .acquiring) }
+
+    /// Rebuilds the index from the store of record (streamed, then bulk-built).
+    public func load() async throws {
+        // Posts go into the table as they arrive, while the database assembles the next chunk;
+        // only the tree is built at the end.
+        var loading = BoardState()
+        var hot: [IndexedPost] = []
+        try await store.forEachVisiblePost { post, version in
+            loading.posts[post.id] = post
+            if version > 1 { loading.versions[post.id] = version }
+            hot.append(loading.indexed(post))
+        }
+        loading.index = PostIndex(bulk: hot)
+        let fresh = loading
+        state.write { $0 = fresh }
+        loaded.store(true, ordering: .releasing)
+    }
+
+    public var postCount: Int { state.read { $0.index.count } }
+
+    /// Stores a post and, once committed, makes it visible to every read on this instance.
+    public func submit(_ submission: PostSubmission, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
+        let draft: PostDraft
+        switch submission.location {
+        case .coordinates(let lat, let lon, let floor):
+            draft = submission.draft(lat: lat, lon: lon, floor: floor, beacon: nil)
+        case .beacon(let reference):
+            let beacon = try await locate(reference)
+            draft = submission.draft(lat: beacon.lat, lon: beacon.lon, floor: beacon.floor, beacon: reference.description)
+        }
+        let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
+        if case .created(let post) = outcome { reconcile(post, status: .visible, version: 1) }
+        return outcome
+    }
+
+    /// Brings the index and live streams in line with a committed status change: a post that
+    /// left "visible" vanishes from every read and stream at once; a restored one comes back.
+    func apply(_ change: StatusChange) {
+        reconcile(change.post.post, status: change.post.status, version: change.version)
+    }
+
+    /// Brings one post in line with its committed state, whichever instance changed it: a
+    /// visible post is in the index, any other is not, and streams hear of every difference.
+    /// A state older than the one applied already is ignored, so results that race each other
+    /// (this instance's transactions and the change feed) land in commit order; seeing one
+    /// state twice counts once. Events are published in the order applied.
+    public func reconcile(_ post: Post, status: PostStatus, version: Int64) {
+        // Changes are applied and published one at a time, in the same order; reads wait only
+        // for the change itself, not for its delivery to every stream.
+        applying.withLock { _ in
+            guard let event = state.write({ $0.reconcile(post, status: status, version: version) }) else { return }
+            feed.publish(event)
+        }
+    }
+
+    /// The version of the state applied for a post, 0 if none was seen or it was forgotten
+    /// (tests check ordering with it).
+    public func version(of id: Int64) -> Int64 {
+        state.read { $0.version(of: id) }
+    }
+
+    public func post(id: Int64) -> Post? {
+        state.read { $0.posts[id] }
+    }
+
+    /// The post an earlier request with this idempotency key created, `nil` if the key is unused
+    /// (a replay creates nothing, so it may be answered even when the client is over its limit).
+    public func replay(_ idempotency: IdempotencyRequest) async throws -> CreateOutcome? {
+        try await store.existingPost(for: idempotency)
+    }
+
+    /// Whether the store of record answers now.
+    public func isStoreReachable() async -> Bool {
+        await store.isReachable()
+    }
+
+    /// Nearby posts; a query centred on a beacon is centred on its registered position and
+    /// filtered by its floor (when it has one).
+    public func nearby(_ query: NearbyQuery) async throws -> Page<NearbyPost> {
+        switch query.center {
+        case .coordinates(let lat, let lon):
+            return nearby(query, lat: lat, lon: lon, floor: query.floor)
+        case .beacon(let reference):
+            let beacon = try await locate(reference)
+            return nearby(query, lat: beacon.lat, lon: beacon.lon, floor: beacon.floor ?? query.floor)
+        }
+    }
+
+    private func nearby(_ query: NearbyQuery, lat: Double, lon: Double, floor: Int?) -> Page<NearbyPost> {
+        let (page, last) = state.read { state in
+            let search = NearbySearch(
+                lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
+                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor),
+                order: query.order, after: query.after, limit: query.limit + 1)
+            let hits = state.index.nearby(search)
+            let page = hits.prefix(query.limit).map { hit in
+                NearbyPost(post: state.posts[hit.id]!, distance: hit.distance, bearing: hit.bearing)
+            }
+            return (page, hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil)
+        }
+        return Page(items: page, nextCursor: last.map { PageCursor.from($0).encoded })
+    }
+
+    public func browse(_ query: BrowseQuery) -> Page<Post> {
+        state.read { state in
+            let search = AreaSearch(
+                box: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil),
+                after: query.after, limit: query.limit + 1)
+            let found = state.index.browse(search)
+            let page = found.prefix(query.limit).map { state.posts[$0.id]! }
+            let next = found.count > query.limit
+                ? PageCursor.time(createdAt: found[query.limit - 1].createdAt, id: found[query.limit - 1].id).encoded : nil
+            return Page(items: page, nextCursor: next)
+        }
+    }
+
+    /// The matching posts in the box, grouped for a map at the query's zoom; counts sum to `total`.
+    public func clusters(_ query: ClustersQuery) -> (clusters: [Cluster], total: Int) {
+        state.read { state in
+            state.index.clusters(
+                in: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil), zoom: query.zoom)
+        }
+    }
+
+    /// Tag counts in the box and time range, count descending, ties by tag.
+    public func tags(_ query: TagsQuery) -> [TagCount] {
+        state.read { state in
+            let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil)
+            return state.index.tagCounts(in: query.box, filter: filter)
+                .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }
+                .sorted { $0.count > $1.count || ($0.count == $1.count && $0.tag < $1.tag) }
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import GeoIndex
+
+/// Everything the board keeps in memory, changed only under the board's lock.
+struct BoardState: Sendable {
+    var index = PostIndex()
+    var posts: [Int64: Post] = [:]
+    var tags = TagInterner()
+    /// Versions above 1 of the posts present; a present post not listed is at version 1. Most
+    /// posts are never changed, so this stays small.
+    var versions: [Int64: Int64] = [:]
+    /// Versions of posts taken out, in two generations of at most `removedPerGeneration`: a stale
+    /// state arrives within moments of the newer one, so the oldest removals can be forgotten.
+    var removed: [Int64: Int64] = [:]
+    var removedBefore: [Int64: Int64] = [:]
+    static let removedPerGeneration = 50_000
+
+    init() {}
+
+    func version(of id: Int64) -> Int64 {
+        versions[id] ?? removed[id] ?? removedBefore[id] ?? (posts[id] != nil ? 1 : 0)
+    }
+
+    /// Applies a post's state if it is newer than the one known; returns what streams must hear.
+    mutating func reconcile(_ post: Post, status: PostStatus, version: Int64) -> LiveEvent? {
+        guard version > self.version(of: post.id) else { return nil }
+        let present = posts[post.id] != nil
+        if status == .visible {
+            versions[post.id] = version > 1 ? version : nil
+            removed[post.id] = nil
+            removedBefore[post.id] = nil
+        } else {
+            versions[post.id] = nil
+            if removed.count >= Self.removedPerGeneration { (removedBefore, removed) = (removed, [:]) }
+            removed[post.id] = version
+        }
+        switch (status == .visible, present) {
+        case (true, false):
+            insert(post)
+            return .post(post)
+        case (false, true):
+            remove(id: post.id)
+            return .remove(id: post.id, lat: post.lat, lon: post.lon)
+        default:
+            return nil
+        }
+    }
+
+    mutating func insert(_ post: Post) {
+        posts[post.id] = post
+        index.insert(indexed(post))
+    }
+
+    mutating func remove(id: Int64) {
+        posts[id] = nil
+        index.remove(id: id)
+    }
+
+    mutating func indexed(_ post: Post) -> IndexedPost {
+        IndexedPost(
+            id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, tag: tags.intern(post.tag),
+            createdAt: post.createdAt, floor: post.floor.map { Int16($0) })
+    }
+
+    /// An index filter; an empty `tags` list means every tag. Tags never stored match nothing.
+    func filter(tags names: [String], from: Int64?, to: Int64?, floor: Int?) -> PostFilter {
+        let tagIDs: Set<TagID>? = names.isEmpty ? nil : Set(names.compactMap { tags.id(of: $0) })
+        return PostFilter(tags: tagIDs, createdFrom: from, createdBefore: to, floor: floor.map { Int16(clamping: $0) })
+    }
+}

@@ -1,0 +1,73 @@
+import GeoIndex
+
+/// A post as moderators see it: with its status, distinct reporters and client pseudonym.
+public struct ModeratedPost: Sendable, Equatable {
+    public var post: Post
+    public var status: PostStatus
+    public var reportCount: Int
+    public var clientId: String?
+
+    public init(post: Post, status: PostStatus, reportCount: Int, clientId: String?) {
+        self.post = post
+        self.status = status
+        self.reportCount = reportCount
+        self.clientId = clientId
+    }
+}
+
+/// One line of the audit log.
+public struct AuditEntry: Sendable, Equatable {
+    public var id: Int64
+    public var at: Int64
+    public var actor: String
+    public var action: String
+    public var postId: Int64?
+    public var reason: String?
+
+    public init(id: Int64, at: Int64, actor: String, action: String, postId: Int64?, reason: String?) {
+        (self.id, self.at, self.actor, self.action, self.postId, self.reason) = (id, at, actor, action, postId, reason)
+    }
+}
+
+/// What a moderator may do to a post.
+public enum ModerationAction: String, Sendable {
+    case hide, restore, delete
+    /// Hidden by the system when reports reach the threshold.
+    case autoHide = "auto_hide"
+
+    public var resultingStatus: PostStatus {
+        switch self {
+        case .hide, .autoHide: .hidden
+        case .restore: .visible
+        case .delete: .deleted
+        }
+    }
+}
+
+/// The outcome of a change of status: the post after it, and its status before.
+public struct StatusChange: Sendable, Equatable {
+    public var post: ModeratedPost
+    public var previous: PostStatus
+    /// The post's version after the change.
+    public var version: Int64
+
+    public init(post: ModeratedPost, previous: PostStatus, version: Int64) {
+        self.post = post
+        self.previous = previous
+        self.version = version
+    }
+}
+
+public enum ReportOutcome: Sendable, Equatable {
+    /// A first report from this client; `autoHidden` when it reached the threshold.
+    case recorded(reportCount: Int, autoHidden: StatusChange?)
+    /// This client had reported the post already: counted once.
+    case repeated
+    /// No such post, or not visible.
+    case notFound
+}
+
+public enum ModerationError: Error, Sendable, Equatable {
+    /// The post is deleted: it cannot be restored or hidden again.
+    case deleted
+}

@@ -1,0 +1,25 @@
+/// Moderation's store of record: statuses, reports and the audit log.
+public protocol ModerationStore: Sendable {
+    /// Changes a post's status and writes the audit entry in one transaction; deleting erases
+    /// the message. `nil` if there is no such post; throws `ModerationError.deleted` for a
+    /// restore or hide of a deleted post.
+    func apply(_ action: ModerationAction, to postId: Int64, actor: String, reason: String?) async throws -> StatusChange?
+    /// Counts a report once per client; hides the post when distinct reporters reach `threshold`.
+    func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome
+    func moderationPosts(_ query: ModerationQuery) async throws -> Page<ModeratedPost>
+    func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry>
+}
+
+/// Moderators' accounts and their session tokens (stored only as digests).
+public protocol ModeratorAccountStore: Sendable {
+    func addModerator(username: String, passwordHash: String) async throws -> Bool
+    func removeModerator(username: String) async throws -> Bool
+    func setPassword(username: String, passwordHash: String) async throws -> Bool
+    func moderators() async throws -> [String]
+    func passwordHash(username: String) async throws -> String?
+    func storeToken(hash: String, username: String, expiresAt: Int64) async throws
+    /// The moderator holding an unexpired token with this hash.
+    func moderator(tokenHash: String) async throws -> String?
+    func revokeToken(hash: String) async throws
+}
+

@@ -1,0 +1,70 @@
+import Logging
+import Metrics
+
+/// Follows the database's change feed and reconciles the index with every change another
+/// instance (or `noticeboard import`) commits. A notification wakes it at once; a tick every
+/// half second catches up anyway, so a lost notification connection costs at most that.
+struct ChangeFollower: Sendable {
+    let board: Board
+    let feed: any ChangeFeed
+    let logger: Logger
+    var pageSize = 10_000
+    var tick: Duration = .milliseconds(500)
+
+    func run(after start: Int64) async throws {
+        let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                while !Task.isCancelled {
+                    do {
+                        try await feed.listen { wake.yield() }
+                    } catch {
+                        logger.debug("change notifications interrupted; reconnecting", metadata: ["error": "\(error)"])
+                    }
+                    try await Task.sleep(for: .seconds(1))
+                }
+            }
+            group.addTask {
+                var ticks = 0
+                while !Task.isCancelled {
+                    try await Task.sleep(for: tick)
+                    wake.yield()
+                    ticks += 1
+                    // Changes are needed only until every instance has seen them; a day is plenty.
+                    if ticks % 7200 == 0 { try? await feed.prune(olderThanHours: 24) }
+                }
+            }
+            group.addTask {
+                let clock = ContinuousClock()
+                let origin = clock.now
+                var cursor = ChangeCursor(after: start)
+                for await _ in wakeups {
+                    do {
+                        try await catchUp(&cursor, now: { (clock.now - origin).milliseconds / 1000 })
+                    } catch {
+                        logger.warning("change feed unavailable; retrying", metadata: ["error": "\(error)"])
+                    }
+                }
+            }
+            try await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Applies every new change, a page at a time.
+    func catchUp(_ cursor: inout ChangeCursor, now: () -> Double) async throws {
+        var after = cursor.watermark
+        while true {
+            let page = try await feed.changes(after: after, limit: pageSize)
+            var applied = 0
+            for change in page where cursor.isNew(change.sequence) {
+                board.reconcile(change.post, status: change.status, version: change.version)
+                applied += 1
+            }
+            cursor.applied(page.map(\.sequence), now: now())
+            if applied > 0 { Counter(label: "noticeboard_changes_applied_total").increment(by: applied) }
+            guard page.count == pageSize, let last = page.last?.sequence else { return }
+            after = last
+        }
+    }
+}

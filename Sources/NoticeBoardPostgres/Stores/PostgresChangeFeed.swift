@@ -1,0 +1,63 @@
+import Logging
+import NoticeBoardCore
+import PostgresNIO
+
+/// The `post_changes` table (filled by triggers on `posts`) and its `NOTIFY` channel.
+public struct PostgresChangeFeed: ChangeFeed {
+    static let channel = "post_changes"
+    let client: PostgresClient
+    let logger: Logger
+
+    public init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    public func startingSequence() async throws -> Int64 {
+        try await StoreErrors.translating {
+            let rows = try await client.query(
+                "SELECT coalesce(max(seq), 0)::int8 FROM post_changes WHERE changed_at < now() - interval '1 minute'",
+                logger: logger)
+            for try await latest in rows.decode(Int64.self) { return latest }
+            return 0
+        }
+    }
+
+    public func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
+        try await StoreErrors.translating {
+            let rows = try await client.query(
+                """
+                SELECT c.seq, \(unescaped: PostRow.columns(of: "p")), p.status, p.version
+                FROM post_changes c JOIN posts p ON p.id = c.post_id
+                WHERE c.seq > \(sequence) ORDER BY c.seq LIMIT \(limit)
+                """, logger: logger)
+            var changes: [PostChange] = []
+            for try await row in rows {
+                let cells = row.makeRandomAccess()
+                let after = 1 + PostRow.columnCount
+                changes.append(
+                    PostChange(
+                        sequence: try cells[0].decode(Int64.self), post: try PostRow.decode(cells, from: 1),
+                        status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self)))
+            }
+            return changes
+        }
+    }
+
+    public func listen(wake: @escaping @Sendable () -> Void) async throws {
+        try await client.withConnection { connection in
+            try await connection.listen(on: Self.channel) { notifications in
+                // Changes made while LISTEN was being set up are found by the catch-up this triggers.
+                wake()
+                for try await _ in notifications { wake() }
+            }
+        }
+    }
+
+    public func prune(olderThanHours hours: Int) async throws {
+        try await StoreErrors.translating {
+            try await client.query(
+                "DELETE FROM post_changes WHERE changed_at < now() - \(hours) * interval '1 hour'", logger: logger)
+        }
+    }
+}

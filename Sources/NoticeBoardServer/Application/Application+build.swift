@@ -1,0 +1,20 @@
+import Hummingbird
+import NoticeBoardCore
+
+/// The application: the HTTP server, the board's loader and the services they depend on, shut
+/// down gracefully on SIGTERM/SIGINT.
+public func buildApplication(_ setup: ApplicationSetup) throws -> some ApplicationProtocol {
+    let settings = setup.settings
+    let loader = BoardLoader(board: setup.board, changes: setup.changes, prepare: setup.prepare, logger: setup.logger)
+    return Application(
+        router: buildRouter(setup),
+        server: try settings.serverBuilder(),
+        configuration: .init(
+            address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard",
+            // Past the cap a few more are accepted, to be told 503; beyond those the listener stops
+            // accepting until some close, so connections alone never exhaust the descriptors.
+            availableConnectionsDelegate: .maximum(settings.connections.acceptedAtMost, logger: setup.logger)),
+        services: setup.services + [loader],
+        onServerRunning: { channel in await setup.onServerRunning(channel.localAddress?.port ?? settings.port) },
+        logger: setup.logger)
+}

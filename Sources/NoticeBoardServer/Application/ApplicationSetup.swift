@@ -1,0 +1,29 @@
+import Logging
+import NoticeBoardCore
+import ServiceLifecycle
+
+/// Everything `buildApplication` needs: `serve` and the tests fill it in, and both get the same
+/// application.
+public struct ApplicationSetup: Sendable {
+    public var board: Board
+    /// Moderators' passwords and tokens: who may use the moderation routes.
+    public var accounts: any ModeratorAccountStore
+    public var settings: ServerSettings
+    public var logger: Logger
+    /// Run beside the server and shut down with it (the database client, the embedded cluster's
+    /// supervisor).
+    public var services: [any Service] = []
+    /// Other instances' commits, followed after the load; `nil` when no other instance writes.
+    public var changes: (any ChangeFeed)?
+    /// Run before each attempt to load the index (migrations).
+    public var prepare: @Sendable () async throws -> Void = {}
+    /// Told the bound port once the server listens (port 0 picks a free one).
+    public var onServerRunning: @Sendable (Int) async -> Void = { _ in }
+
+    public init(board: Board, accounts: any ModeratorAccountStore, settings: ServerSettings, logger: Logger) {
+        self.board = board
+        self.accounts = accounts
+        self.settings = settings
+        self.logger = logger
+    }
+}

@@ -1,0 +1,40 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Who is asking: the socket's peer, or the `X-Forwarded-For` client when the peer is a
+/// trusted proxy; and the keyed hash of that address that moderators see as `clientId`.
+public struct ClientIdentity: Sendable {
+    let trustedProxies: Set<String>
+    let hashKey: SymmetricKey
+
+    public init(trustedProxies: [String], hashKey: SymmetricKey) {
+        self.trustedProxies = Set(trustedProxies)
+        self.hashKey = hashKey
+    }
+
+    /// Walks `X-Forwarded-For` from the right while the hop is a trusted proxy; the first
+    /// untrusted hop is the client. Without a trusted peer the header is ignored (it is forgeable).
+    public func address(peer: SocketAddress?, forwardedFor: String?) -> String {
+        let peerAddress = peer?.ipAddress ?? "unknown"
+        guard trustedProxies.contains(peerAddress), let forwardedFor else { return peerAddress }
+        let hops = forwardedFor.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        for hop in hops.reversed() where !trustedProxies.contains(hop) { return hop }
+        return hops.first ?? peerAddress
+    }
+
+    /// A stable pseudonym of an address: HMAC-SHA256 under the server's key, 128 bits in hex.
+    public func hash(of address: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data(address.utf8), using: hashKey)
+        return HexDigest.hex(code.prefix(16))
+    }
+
+    static let forwardedForHeader = HTTPField.Name("X-Forwarded-For")!
+
+    /// The client of a request (see `address(peer:forwardedFor:)`).
+    func address(of request: Request, context: some RemoteAddressRequestContext) -> String {
+        address(peer: context.remoteAddress, forwardedFor: request.headers[Self.forwardedForHeader])
+    }
+}

@@ -1,0 +1,16 @@
+import Hummingbird
+import NoticeBoardCore
+
+/// `/healthz` (the process runs) and `/readyz` (database reachable and index loaded).
+struct HealthRoutes: Sendable {
+    let board: Board
+
+    func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
+        routes.on(.get, "/healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
+        routes.on(.get, "/readyz") { _, _ in
+            guard board.isLoaded else { throw APIError.unavailable("the index is still loading") }
+            guard await board.isStoreReachable() else { throw APIError.unavailable("the database is unreachable") }
+            return JSONResponse.make(["status": "ready"])
+        }
+    }
+}

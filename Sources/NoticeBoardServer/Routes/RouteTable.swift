@@ -1,0 +1,55 @@
+import Hummingbird
+import Synchronization
+
+/// The routes' paths and methods, so an unknown method on a known path is a 405, not a 404.
+/// A shared reference: the error middleware must be added before the routes it guards, and
+/// learns them as they are registered.
+final class RouteTable: Sendable {
+    private let routes = Mutex<[(method: HTTPRequest.Method, segments: [String])]>([])
+
+    func add(_ method: HTTPRequest.Method, _ path: String) {
+        routes.withLock { $0.append((method, Self.segments(path))) }
+    }
+
+    /// The methods routed on a path (`{…}` segments match anything), for 405's `Allow` header.
+    func allowedMethods(forPath path: String) -> [HTTPRequest.Method] {
+        let requested = Self.segments(path)
+        var methods: [HTTPRequest.Method] = []
+        for route in routes.withLock({ $0 })
+        where route.segments.count == requested.count
+            && zip(route.segments, requested).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) && !methods.contains(route.method) {
+            methods.append(route.method)
+        }
+        return methods
+    }
+
+    static func segments(_ path: String) -> [String] {
+        path.split(separator: "/").map(String.init)
+    }
+}
+
+/// Where routes are registered: the router or one of its groups, each route also recorded in
+/// the table under its full path.
+struct Routes<Methods: RouterMethods> {
+    let methods: Methods
+    let table: RouteTable
+    /// The group's path, `""` for the router itself.
+    let prefix: String
+
+    /// Registers a handler. A `GET` route answers `HEAD` too (`HeadMiddleware` drops the body),
+    /// unless `head` is false: a stream has no end to measure.
+    func on(
+        _ method: HTTPRequest.Method, _ path: String, head: Bool = true,
+        use handler: @escaping @Sendable (Request, Methods.Context) async throws -> Response
+    ) {
+        methods.on(RouterPath(path), method: method, use: handler)
+        table.add(method, prefix + path)
+        // `HEAD` goes unlisted in `Allow`, as it always comes with `GET`.
+        if method == .get, head { methods.on(RouterPath(path), method: .head, use: handler) }
+    }
+
+    /// Routes below `path` that pass through `middleware` first (and only they do).
+    func group(_ path: String, middleware: some RouterMiddleware<Methods.Context>) -> Routes<RouterGroup<Methods.Context>> {
+        Routes<RouterGroup<Methods.Context>>(methods: methods.group(RouterPath(path)).add(middleware: middleware), table: table, prefix: prefix + path)
+    }
+}

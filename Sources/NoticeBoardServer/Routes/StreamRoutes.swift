@@ -1,0 +1,104 @@
+import Foundation
+import HTTPTypes
+import Metrics
+import Hummingbird
+import NoticeBoardCore
+import ServiceLifecycle
+import Synchronization
+
+/// `GET /api/v1/posts/stream`: Server-Sent Events of new and removed posts in an area.
+struct StreamRoutes: Sendable {
+    static let lastEventIDHeader = HTTPField.Name("Last-Event-ID")!
+
+    let board: Board
+    let identity: ClientIdentity
+    let openStreams: StreamCounter
+    /// A comment this often keeps proxies from closing an idle stream, and is how a gone client
+    /// is noticed (the write fails), which frees its place in `openStreams`.
+    let keepAliveInterval: Duration
+
+    static let path = "/api/v1/posts/stream"
+    /// Chunks a stream may have waiting for a slow client before it is dropped: as many as the
+    /// feed holds for any subscriber (`LiveFeed.bufferPerSubscriber`).
+    static let queuedChunks = 1000
+
+    func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
+        routes.on(.get, Self.path, head: false, use: stream)
+    }
+
+    @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let query = try StreamQuery(QueryParameters(urlQuery: request.uri.query))
+        let lastEventID = request.headers[Self.lastEventIDHeader].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        let feed = board.feed
+        let client = identity.address(of: request, context: context)
+        // Each client may hold a few streams (tabs, a phone and a laptop behind one NAT), not thousands.
+        guard let ticket = openStreams.open(for: client) else { throw APIError.rateLimited(retryAfterSeconds: 10) }
+        let headers: HTTPFields = [
+            .contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-cache",
+            HTTPField.Name("X-Accel-Buffering")!: "no",
+        ]
+        let connectionClosed = context.connectionClosed
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            defer { ticket.close() }
+            let subscription = feed.subscribe(after: lastEventID, cells: StreamCells.cells(for: query.area))
+            defer { feed.unsubscribe(subscription.token) }
+            // One bounded queue of chunks (events and keep-alive comments), written in order by
+            // this task. A client that does not read fills it and is dropped: it may reconnect
+            // with Last-Event-ID and resume from the feed's history.
+            let (chunks, output) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.queuedChunks))
+            let send: @Sendable (String) -> Void = { chunk in
+                if case .dropped = output.yield(chunk) {
+                    Counter(label: "noticeboard_streams_dropped_total").increment()
+                    output.finish()
+                }
+            }
+            // A client that leaves frees its place at once, not at the next keep-alive.
+            connectionClosed.whenComplete { _ in output.finish() }
+            // What it missed is written straight away (it is already held, in the feed's history),
+            // so a resuming client is never dropped for the size of its backlog.
+            try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
+            for event in subscription.backlog {
+                if let text = Self.encode(event, for: query) { try await writer.write(ByteBuffer(string: text)) }
+            }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    for await event in subscription.events {
+                        if let text = Self.encode(event, for: query) { send(text) }
+                    }
+                    // The feed dropped this subscriber (too far behind): end the stream.
+                    output.finish()
+                }
+                group.addTask {
+                    while true {
+                        try await Task.sleep(for: keepAliveInterval)
+                        send(": keep-alive\n\n")
+                    }
+                }
+                // Ends when the queue is finished (dropped, feed gone, connection closed) or the
+                // server shuts down; a failed write throws, which cancels both helpers.
+                for await chunk in chunks.cancelOnGracefulShutdown() {
+                    try await writer.write(ByteBuffer(string: chunk))
+                }
+                group.cancelAll()
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    /// The event as SSE text, or `nil` when it is outside the stream's area or tags.
+    static func encode(_ sequenced: SequencedEvent, for query: StreamQuery) -> String? {
+        let data: String
+        let name: String
+        switch sequenced.event {
+        case .post(let post):
+            guard let place = query.matches(lat: post.lat, lon: post.lon, tag: post.tag) else { return nil }
+            name = "post"
+            data = JSONResponse.encode(PostJSON(post: post, distance: place?.distance, bearing: place?.bearing))
+        case .remove(let id, let lat, let lon):
+            guard query.matches(lat: lat, lon: lon, tag: nil) != nil else { return nil }
+            name = "remove"
+            data = "{\"id\":\(id)}"
+        }
+        return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
+    }
+}
