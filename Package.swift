@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// Products several targets use.
+let logging: Target.Dependency = .product(name: "Logging", package: "swift-log")
+let metrics: Target.Dependency = .product(name: "Metrics", package: "swift-metrics")
+let postgresNIO: Target.Dependency = .product(name: "PostgresNIO", package: "postgres-nio")
+let hummingbird: Target.Dependency = .product(name: "Hummingbird", package: "hummingbird")
+let crypto: Target.Dependency = .product(name: "Crypto", package: "swift-crypto")
+let serviceLifecycle: Target.Dependency = .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let nioSSL: Target.Dependency = .product(name: "NIOSSL", package: "swift-nio-ssl")
+let nioPosix: Target.Dependency = .product(name: "NIOPosix", package: "swift-nio")
+let prometheus: Target.Dependency = .product(name: "Prometheus", package: "swift-prometheus")
+let httpTypes: Target.Dependency = .product(name: "HTTPTypes", package: "swift-http-types")
+
 let package = Package(
     name: "noticeboard",
     // Linux only (README, Platforms): the embedded PostgreSQL uses glibc and runuser and says so
@@ -39,20 +51,20 @@ let package = Package(
             dependencies: [
                 "GeoIndex",
                 .product(name: "ExtrasBase64", package: "swift-extras-base64"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                logging,
+                metrics,
+                serviceLifecycle,
             ]),
         // PostgreSQL: migrations, the store implementation, the embedded cluster launcher.
         .target(
             name: "NoticeBoardPostgres",
             dependencies: [
                 "NoticeBoardCore",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Metrics", package: "swift-metrics"),
+                postgresNIO,
+                logging,
+                crypto,
+                nioSSL,
+                metrics,
             ],
             resources: [.copy("Migrations")]
         ),
@@ -61,19 +73,19 @@ let package = Package(
             name: "NoticeBoardServer",
             dependencies: [
                 "NoticeBoardCore", "GeoIndex",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                hummingbird,
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
+                nioSSL,
+                logging,
+                crypto,
+                serviceLifecycle,
+                httpTypes,
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                metrics,
+                prometheus,
+                nioPosix,
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             ],
@@ -84,14 +96,14 @@ let package = Package(
             dependencies: [
                 "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Metrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                hummingbird,
+                postgresNIO,
+                serviceLifecycle,
+                logging,
+                crypto,
+                metrics,
+                prometheus,
+                nioPosix,
             ]
         ),
         // Seeded random boards and the brute-force oracle every query is checked against.
@@ -103,27 +115,27 @@ let package = Package(
             name: "DatabaseTestSupport",
             dependencies: [
                 "NoticeBoardPostgres",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                postgresNIO,
+                logging,
             ],
             path: "Tests/DatabaseTestSupport"),
         .testTarget(
             name: "NoticeBoardPostgresTests",
             dependencies: [
                 "NoticeBoardCore", "NoticeBoardPostgres", "DatabaseTestSupport", "GeoIndex",
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                postgresNIO,
+                logging,
             ]
         ),
         .testTarget(
             name: "NoticeBoardServerTests",
             dependencies: [
                 "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport", "DatabaseTestSupport",
-                .product(name: "Hummingbird", package: "hummingbird"),
+                hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                httpTypes,
+                postgresNIO,
+                logging,
             ]
         ),
     ],

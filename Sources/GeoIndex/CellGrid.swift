@@ -20,8 +20,7 @@ struct CellGrid: Sendable {
 
     static func key(lat: Double, lon: Double) -> Int { key(row: row(lat: lat), column: column(lon: lon)) }
 
-    /// Cells that cover a set of rows and column ranges, or `nil` if there are more of them than
-    /// `budget` (the caller then scans its non-empty cells instead).
+    /// The cells of a set of rows, each row the same column ranges.
     struct Cover {
         var rows: ClosedRange<Int>
         var columnRanges: [ClosedRange<Int>]

@@ -1,11 +1,11 @@
 /// Per-cell totals of every post for the zoomed-out map: at each zoom up to `maxZoom`, the
 /// number of posts in each cluster cell and the sum of their unit vectors, kept in step with
 /// every insert and removal. A zoomed-out view without filters reads whole cells from here and
-/// walks the tree only for the cells it cuts; before, the walk visited every post of every
-/// leaf that straddled a cell line (a world view of 10M posts took 190 ms).
+/// walks the tree only for the cells it cuts, instead of visiting every post of every leaf
+/// that straddles a cell line.
 ///
-/// Flat arrays, row-major as `ClusterGrid` keys its cells: 21 840 cells, 0.7 MB, whatever
-/// the number of posts. One more zoom would quadruple that for views that cover a country.
+/// Flat arrays, row-major as `ClusterGrid` keys its cells: a fixed size, whatever the number
+/// of posts. Each further zoom would quadruple it for views that cover a country.
 struct ClusterPyramid: Sendable {
     static let maxZoom = 5
 
@@ -40,8 +40,8 @@ struct ClusterPyramid: Sendable {
     init() {}
 
     /// The totals of many posts at once: each post touches only the finest zoom, and each
-    /// coarser cell is the sum of the four beneath it. Updating all six zooms post by post
-    /// took over a quarter of the bulk build.
+    /// coarser cell is the sum of the four beneath it, which is far cheaper than updating
+    /// every zoom post by post.
     init(_ posts: [IndexedPost], _ vectors: [UnitVector]) {
         guard !posts.isEmpty else { return }
         levels = Self.emptyLevels()

@@ -1,6 +1,6 @@
 /// A box around unit vectors in single precision, its corners rounded outwards so that it
-/// still holds every vector of the exact box: 24 bytes, stored inline in the parent node beside
-/// its siblings, so a node's children are tested from six contiguous cache lines.
+/// still holds every vector of the exact box; small enough to be stored inline in the parent
+/// node beside its siblings, so a node's children are tested from a few contiguous cache lines.
 struct FloatBox: Sendable, Equatable {
     var minX = Float.infinity, minY = Float.infinity, minZ = Float.infinity
     var maxX = -Float.infinity, maxY = -Float.infinity, maxZ = -Float.infinity

@@ -2,7 +2,7 @@
 /// posts sit side by side in every column and a query reads a few cache lines per column,
 /// not one scattered line per post. Latitude, longitude and heading are whole 1e-7° units
 /// (`FixedDegrees`: the doubles they stand for are exactly the stored ones), heading
-/// `noHeading` for "none", floor with a sentinel: 34 bytes a slot, nothing else per post.
+/// `noHeading` for "none", floor with a sentinel: a few dozen bytes a slot, nothing else per post.
 struct PostColumns: Sendable {
     static let noFloor = Int16.min
     static let noHeading = UInt32.max

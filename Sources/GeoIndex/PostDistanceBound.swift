@@ -41,7 +41,7 @@ struct PostDistanceBound {
         let halfCircle = 180 * FixedDegrees.unitsPerDegree
         let halfPhi = abs(Double(postLat) - latUnits) * halfAnglePerUnit
         let dLon = abs(Double(postLon) - lonUnits)
-        // The shorter way round, as a min: the branch it replaces was often mispredicted.
+        // The shorter way round, as a min rather than a branch, which would often be mispredicted.
         let halfLambda = min(dLon, 2 * halfCircle - dLon) * halfAnglePerUnit
         let sinPhi = halfPhi * (1 - halfPhi * halfPhi * (1.0 / 6))
         let sinLambda = halfLambda * (1 - halfLambda * halfLambda * (1.0 / 6))

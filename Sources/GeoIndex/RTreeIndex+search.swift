@@ -66,8 +66,7 @@ extension RTreeIndex {
                 let base = leaf * Self.leafCapacity
                 let fill = Int(leafFill[leaf])
                 // The leaf's bounds in one tight pass over its two coordinate blocks, then the
-                // pushes: fewer instructions than interleaving them (the compiler keeps the
-                // pass scalar for baseline x86-64; see docs/benchmarks.md).
+                // pushes: fewer instructions than interleaving them.
                 postBound.metres(lat: columns.lat, lon: columns.lon, slots: base..<(base + fill), into: &leafBounds)
                 for j in 0..<fill {
                     let bound = leafBounds[j]
@@ -121,9 +120,8 @@ extension RTreeIndex {
 
     /// Starts loading a leaf's coordinates, which a walk reads first when it reaches the leaf.
     /// Called as the leaf enters the frontier, so the loads overlap with the entries worked
-    /// before it: a cold query waits on memory about half its time. Inner nodes are not
-    /// prefetched: their six lines of boxes gained under 1 % more in paired passes, for more
-    /// instructions (docs/benchmarks.md).
+    /// before it, because a cold query spends much of its time waiting on memory. Inner nodes
+    /// are not prefetched: it cost more instructions than it saved.
     @inline(__always)
     func prefetchCoordinates(ofLeaf leaf: Int32) {
         let slot = Int(leaf) * Self.leafCapacity

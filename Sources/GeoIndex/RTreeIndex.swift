@@ -440,9 +440,9 @@ public struct RTreeIndex: Sendable {
     /// runs of at most `capacity`; sizes are spread evenly so every node is well filled.
     ///
     /// Each sort is of plain integers: the coordinate, as a single-precision float made
-    /// order-preserving, in the high half and the item in the low half. Sorting item numbers
-    /// through a comparison closure took most of the bulk build; the float only decides tiling,
-    /// never a query's answer (node boxes are computed from the exact vectors).
+    /// order-preserving, in the high half and the item in the low half, because sorting item
+    /// numbers through a comparison closure dominated the bulk build. The float only decides
+    /// tiling, never a query's answer (node boxes are computed from the exact vectors).
     static func packSortTileRecursive(_ items: [Int], centres: [UnitVector], capacity: Int) -> [[Int]] {
         func pack(_ items: ArraySlice<Int>, axis: Int) -> [[Int]] {
             var keyed = items.map { item -> UInt64 in
@@ -463,8 +463,8 @@ public struct RTreeIndex: Sendable {
 
     /// Sorts by the high 32 bits, keeping the input order among equal ones: a least-significant
     /// digit radix sort, four passes of a byte (a pass is skipped when every key shares its
-    /// byte, as the high bytes of nearby coordinates do). A third of a comparison sort's time
-    /// on the bulk build's large slabs; small ones use the standard sort.
+    /// byte, as the high bytes of nearby coordinates do). Faster than a comparison sort on the
+    /// bulk build's large slabs; small ones use the standard sort.
     static func sortByHighHalf(_ keys: inout [UInt64]) {
         guard keys.count > 512 else {
             keys.sort()
@@ -522,8 +522,8 @@ public struct RTreeIndex: Sendable {
         }
     }
 
-    /// Leaves per tile: 4 kept plain queries level (+8 % mean) and cut time-filtered ones 2-3x;
-    /// 8 cost plain queries a quarter (docs/benchmarks.md).
+    /// Leaves per tile, split by time: enough to speed up time-filtered queries, few enough to
+    /// keep plain ones as fast (docs/benchmarks.md).
     static let timeSlices = 4
 
     static func cbrt(_ n: Int) -> Int { Int(Foundation.cbrt(Double(n)).rounded(.up)) }

@@ -1,6 +1,6 @@
 /// Finds a post's slot by its id: an open-addressing hash table (linear probing, deletion by
-/// backward shift) whose buckets hold only the slot, four bytes; the key is read back from the
-/// id column. A `[Int64: Int32]` dictionary spent about 25 bytes a post on the same job.
+/// backward shift) whose buckets hold only the slot; the key is read back from the id column,
+/// so the map costs a fraction of what a `[Int64: Int32]` dictionary does per post.
 ///
 /// Every call that compares keys takes the id column: the table holds no ids of its own.
 struct SlotMap: Sendable {

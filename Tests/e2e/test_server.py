@@ -46,8 +46,9 @@ def test_no_acknowledged_post_is_lost_when_the_server_is_killed(server_factory):
 
     with concurrent.futures.ThreadPoolExecutor(8) as pool:
         futures = [pool.submit(send, i) for i in range(400)]
-        while len(acknowledged) < 40:
-            pass
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < 40 and time.monotonic() < deadline:
+            time.sleep(0.005)
         server.process.send_signal(signal.SIGKILL)
         concurrent.futures.wait(futures)
     server.process.wait(30)

@@ -154,10 +154,11 @@ def test_sigterm_lets_requests_in_flight_finish(server_factory, data_dir):
     restarted = server_factory()
     stored = set()
     cursor = None
-    while True:
+    for _ in range(1000):  # far more pages than posts were made: paging must end
         page = restarted.get("/api/v1/posts", params={"limit": 500, **({"cursor": cursor} if cursor else {})}).json()
         stored |= {post["id"] for post in page["posts"]}
         cursor = page["nextCursor"]
         if not cursor:
             break
+    assert cursor is None, "paging did not end"
     assert set(created) <= stored

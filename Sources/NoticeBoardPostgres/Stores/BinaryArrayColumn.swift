@@ -2,8 +2,8 @@ import NIOCore
 import PostgresNIO
 
 /// A one-dimensional PostgreSQL array in the binary wire format, read element by element
-/// without PostgresNIO's generic decoders: loading the index decodes ten million elements, and
-/// the generic path spent most of its time looking up type metadata per element.
+/// without PostgresNIO's generic decoders: loading the index decodes every column of every
+/// post, and the generic path spends most of its time looking up type metadata per element.
 ///
 /// Layout: ndim, has-nulls flag, element type oid, then per dimension its length and lower
 /// bound (all big-endian int32), then each element as a length (int32, -1 for NULL) and bytes.

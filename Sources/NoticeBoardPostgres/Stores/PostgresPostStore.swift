@@ -8,7 +8,8 @@ import Synchronization
 public struct PostgresPostStore: PostStore {
     let client: PostgresClient
     let logger: Logger
-    /// Posts per chunk of `forEachVisiblePost` (a chunk of 100 000 is ten arrays of about 20 MB).
+    /// Posts per chunk of `forEachVisiblePost`: large enough to keep PostgreSQL busy while the
+    /// previous chunk is decoded, small enough to bound the memory a chunk takes.
     let loadChunkSize: Int
 
     public init(client: PostgresClient, logger: Logger, loadChunkSize: Int = 100_000) {
@@ -82,9 +83,9 @@ public struct PostgresPostStore: PostStore {
     }
 
     /// Every visible post, in chunks of id order. Each chunk comes as one row of column arrays
-    /// read straight from the wire format (`BinaryArrayColumn`): decoding a million rows one by
-    /// one spent about 6 µs a row in per-row machinery (generic tuple metadata, an async step).
-    /// While one chunk is decoded, PostgreSQL already assembles the next.
+    /// read straight from the wire format (`BinaryArrayColumn`), because decoding rows one by
+    /// one spends most of the load in per-row machinery (generic tuple metadata, an async
+    /// step). While one chunk is decoded, PostgreSQL already assembles the next.
     public func forEachVisiblePost(_ body: (Post, _ version: Int64) throws -> Void) async throws {
         try await translatingErrors {
             // The first id of every chunk, from one walk of the primary key: ids may be sparse

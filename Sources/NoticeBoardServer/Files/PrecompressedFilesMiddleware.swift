@@ -2,7 +2,7 @@ import Hummingbird
 import NIOCore
 
 /// Serves the `.gz` twin of a static file to clients that accept gzip: Debian's libjs-leaflet
-/// ships `leaflet.js.gz` and `leaflet.css.gz` (a quarter of the size), so the map loads faster
+/// ships `leaflet.js.gz` and `leaflet.css.gz`, much smaller, so the map loads faster
 /// on a phone without compressing anything per request. Other requests fall through.
 struct PrecompressedFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     let files: InMemoryFiles

@@ -18,7 +18,7 @@ enum JSONResponse {
     }
 
     private static func written(_ value: any JSONWritable) -> [UInt8] {
-        // A full page of 50 posts is about 12 KiB: room for it up front spares four regrowths.
+        // Room for a full page up front spares the buffer's regrowths.
         var json = JSONWriter(capacity: 16_384)
         value.writeObject(to: &json)
         return json.bytes

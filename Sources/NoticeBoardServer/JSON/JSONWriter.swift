@@ -1,8 +1,8 @@
 import NoticeBoardCore
 
 /// Writes JSON straight into bytes for the responses that carry many posts or clusters (nearby,
-/// browse, clusters, streams). Foundation's JSONEncoder spent about 60 % of a nearby request's
-/// CPU building and sorting dictionaries; this writes each member once, in a fixed order.
+/// browse, clusters, streams): Foundation's JSONEncoder builds and sorts dictionaries, which
+/// dominated such a request's CPU; this writes each member once, in a fixed order.
 struct JSONWriter {
     private(set) var bytes: [UInt8] = []
 

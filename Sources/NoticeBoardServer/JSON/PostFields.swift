@@ -3,7 +3,7 @@ import NoticeBoardCore
 
 /// Which members of the post object a response carries: `fields=id,distance` (an extension of
 /// the contract; without it every member is written, as the contract says). A phone that only
-/// needs markers, or a client that only ranks ids, reads a fifth of the bytes.
+/// needs markers, or a client that only ranks ids, reads a small part of the bytes.
 struct PostFields: OptionSet, Sendable {
     let rawValue: UInt16
 

@@ -209,11 +209,11 @@ $("#select-all").addEventListener("change", () => {
 });
 $("#hide-selected").addEventListener("click", () => {
   const ids = selectedIds().filter((id) => shown.get(id)?.status === "visible");
-  ids.length ? changeStatus(ids, "hide") : announce("Select visible notes to hide.");
+  ids.length ? changeStatus(ids, "hide") : announce("Nothing to hide: select visible notes first.");
 });
 $("#restore-selected").addEventListener("click", () => {
   const ids = selectedIds().filter((id) => shown.get(id)?.status === "hidden");
-  ids.length ? changeStatus(ids, "restore") : announce("Select hidden notes to restore.");
+  ids.length ? changeStatus(ids, "restore") : announce("Nothing to restore: select hidden notes first.");
 });
 
 // Deleting: always confirmed, always with a reason.
