@@ -12,6 +12,13 @@ enum PostRow {
             + "(extract(epoch FROM \(t).created_at) * 1000)::int8, \(t).accuracy, \(t).floor, \(t).beacon"
     }
 
+    /// A row's cells, checked to be as many as the query selected (reading past them would trap).
+    static func cells(of row: PostgresRow, count: Int) throws -> PostgresRandomAccessRow {
+        let cells = row.makeRandomAccess()
+        guard cells.count == count else { throw StoreError.unavailable("a row came with \(cells.count) columns, not \(count)") }
+        return cells
+    }
+
     /// The post in the row's columns `start ..< start + columnCount`.
     static func decode(_ row: PostgresRandomAccessRow, from start: Int = 0) throws -> Post {
         Post(

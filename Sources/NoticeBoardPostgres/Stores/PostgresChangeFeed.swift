@@ -33,7 +33,7 @@ public struct PostgresChangeFeed: ChangeFeed {
                 """, logger: logger)
             var changes: [PostChange] = []
             for try await row in rows {
-                let cells = row.makeRandomAccess()
+                let cells = try PostRow.cells(of: row, count: 3 + PostRow.columnCount)
                 let after = 1 + PostRow.columnCount
                 changes.append(
                     PostChange(

@@ -19,7 +19,7 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
 
     /// A row of `moderatedColumns`: the post as moderators see it, and its version.
     static func moderated(_ row: PostgresRow) throws -> (post: ModeratedPost, version: Int64) {
-        let cells = row.makeRandomAccess()
+        let cells = try PostRow.cells(of: row, count: PostRow.columnCount + 4)
         let after = PostRow.columnCount
         let post = ModeratedPost(
             post: try PostRow.decode(cells), status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden,

@@ -72,7 +72,7 @@ public struct PostgresPostArchive: Sendable {
                 WHERE status = ANY(\(statuses)) ORDER BY id
                 """, logger: logger)
             for try await row in rows {
-                let cells = row.makeRandomAccess()
+                let cells = try PostRow.cells(of: row, count: 1 + PostRow.columnCount)
                 let status = PostStatus(rawValue: try cells[PostRow.columnCount].decode(String.self)) ?? .visible
                 try await body(try PostRow.decode(cells), status)
             }

@@ -46,7 +46,7 @@ public struct PostgresPostStore: PostStore {
                     RETURNING \(unescaped: PostRow.columns())
                     """, logger: logger)
                 var inserted: Post?
-                for try await row in rows { inserted = try PostRow.decode(row.makeRandomAccess()) }
+                for try await row in rows { inserted = try PostRow.decode(PostRow.cells(of: row, count: PostRow.columnCount)) }
                 guard let post = inserted else { throw StoreError.unavailable("the insert returned no row") }
                 if let idempotency {
                     try await connection.query(
@@ -74,7 +74,7 @@ public struct PostgresPostStore: PostStore {
                 WHERE k.key = \(idempotency.key)
                 """, logger: logger)
             for try await row in rows {
-                let cells = row.makeRandomAccess()
+                let cells = try PostRow.cells(of: row, count: 1 + PostRow.columnCount)
                 guard try cells[0].decode(String.self) == idempotency.fingerprint else { throw StoreError.idempotencyConflict }
                 return .replayed(try PostRow.decode(cells, from: 1))
             }
