@@ -5,7 +5,7 @@ import Testing
 
 /// The board applies each post's committed states in version order, whatever order they
 /// arrive in: results of this instance's transactions race the change feed's reads.
-@Suite struct BoardOrderingTests {
+@Suite(.timeLimit(.minutes(5))) struct BoardOrderingTests {
     /// Reconcile never touches the store.
     struct NoStore: PostStore {
         func create(_ draft: PostDraft, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {

@@ -2,7 +2,7 @@ import Foundation
 import NoticeBoardCore
 import Testing
 
-@Suite struct LiveFeedTests {
+@Suite(.timeLimit(.minutes(5))) struct LiveFeedTests {
     static func post(_ id: Int64) -> LiveEvent {
         .post(Post(id: id, lat: 1, lon: 2, heading: nil, message: "m", tag: "t", createdAt: 0, accuracy: nil, floor: nil, beacon: nil))
     }

@@ -3,7 +3,7 @@ import BoardTestSupport
 import NoticeBoardCore
 import Testing
 
-@Suite struct StreamCellsTests {
+@Suite(.timeLimit(.minutes(5))) struct StreamCellsTests {
     /// Every point an area matches lies in one of the area's cells (or the area listens everywhere).
     @Test func cellsCoverEveryMatchingPoint() throws {
         let seed = SeededGenerator.runSeed()

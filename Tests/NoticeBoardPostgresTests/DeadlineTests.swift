@@ -6,7 +6,7 @@ import Testing
 
 /// Database deadlines end: the caller gets 503 in time, the work is cancelled then, a cancelled
 /// caller cancels the work.
-@Suite struct DeadlineTests {
+@Suite(.timeLimit(.minutes(5))) struct DeadlineTests {
     @Test func workPastTheDeadlineIsUnavailableAndCancelled() async throws {
         let cancelled = Flag()
         let clock = ContinuousClock()

@@ -8,7 +8,7 @@ import Testing
 /// The start-up load reads visible posts in chunks of column arrays and decodes the wire format
 /// itself: every field must come back exactly, across chunk borders, with sparse ids (imports
 /// keep theirs), NULLs in every nullable column, and times before 1970.
-@Suite struct IndexLoadTests {
+@Suite(.timeLimit(.minutes(5))) struct IndexLoadTests {
     static let posts: [(Post, status: String)] = {
         let ids: [Int64] = [1, 2, 3, 10, 11, 12, 5_000_000_000, 5_000_000_001, 9_000_000_000_000_000_000, Int64.max]
         return ids.enumerated().map { index, id in

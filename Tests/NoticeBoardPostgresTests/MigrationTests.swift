@@ -4,7 +4,7 @@ import NoticeBoardPostgres
 import PostgresNIO
 import Testing
 
-@Suite struct MigrationTests {
+@Suite(.timeLimit(.minutes(5))) struct MigrationTests {
     @Test func bundledMigrationsAreNumberedFromOne() throws {
         let migrations = try Migration.bundled()
         #expect(migrations.first?.version == 1)

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import NoticeBoardCore
 import Testing
 
-@Suite struct BeaconTests {
+@Suite(.timeLimit(.minutes(5))) struct BeaconTests {
     static let uuid = "F7826DA6-4FA2-4E98-8024-BC5B71E0893E"
     static let path = "/api/v1/moderation/beacons/\(uuid)/1/2"
 

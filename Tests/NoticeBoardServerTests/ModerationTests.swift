@@ -8,7 +8,7 @@ import NoticeBoardPostgres
 import NoticeBoardServer
 import Testing
 
-@Suite struct ModerationTests {
+@Suite(.timeLimit(.minutes(5))) struct ModerationTests {
     struct TokenBody: Decodable {
         var token: String
         var expiresAt: String

@@ -8,7 +8,7 @@ import NoticeBoardPostgres
 import NoticeBoardServer
 import Testing
 
-@Suite struct PostingTests {
+@Suite(.timeLimit(.minutes(5))) struct PostingTests {
     @Test func aPostIsFoundByTheNextPhoneStandingThere() async throws {
         try await TestApp.make().test { http, _ in
             let created = try await http.postJSON(
@@ -216,7 +216,7 @@ import Testing
     }
 }
 
-@Suite struct IdempotencyRetentionTests {
+@Suite(.timeLimit(.minutes(5))) struct IdempotencyRetentionTests {
     @Test func keysOlderThanTheRetentionArePurgedAndRecentOnesKept() async throws {
         let endpoint = try await TestDatabase.fresh()
         try await TestDatabase.withClient(endpoint) { client in

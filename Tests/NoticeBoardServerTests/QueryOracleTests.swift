@@ -9,7 +9,7 @@ import Testing
 
 /// Nearby and browse over real HTTP on a real database, checked against the brute-force oracle
 /// on seeded random boards, paging to the end each time.
-@Suite struct QueryOracleTests {
+@Suite(.timeLimit(.minutes(5))) struct QueryOracleTests {
     static let seed: UInt64 = {
         let seed = SeededGenerator.runSeed()
         print("QueryOracleTests seed: \(seed) (replay with NOTICEBOARD_TEST_SEED=\(seed))")

@@ -4,7 +4,7 @@ import NoticeBoardCore
 import Testing
 
 /// A second server on the same database (a restart) rebuilds the same index from PostgreSQL.
-@Suite struct RestartTests {
+@Suite(.timeLimit(.minutes(5))) struct RestartTests {
     @Test func aRestartedServerServesEveryAcknowledgedPost() async throws {
         let app = try await TestApp.make()
         let created: [PostBody] = try await app.test { http, _ in

@@ -7,7 +7,7 @@ import Testing
 
 /// The page and Leaflet come from memory but behave as files on disk: ranges (open-ended ones
 /// too), index.html and its redirect, ETag revalidation, links followed, `.gz` twins.
-@Suite struct StaticFilesTests {
+@Suite(.timeLimit(.minutes(5))) struct StaticFilesTests {
     static func withPage(_ body: @Sendable @escaping (any TestClientProtocol, URL) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("noticeboard-page-\(UUID().uuidString)")
         let outside = directory.appendingPathComponent("outside")
