@@ -64,6 +64,15 @@ public struct GridIndex: SpatialIndex {
         return counts
     }
 
+    /// How many posts in the box match the filter.
+    public func count(in box: GeoBox, filter: PostFilter) -> Int {
+        var total = 0
+        forEachCandidate(in: CellGrid.cover(of: box)) { post in
+            if box.contains(lat: post.lat, lon: post.lon), filter.matches(post) { total += 1 }
+        }
+        return total
+    }
+
     /// The matching posts in the box grouped for display at a map zoom level, and their total.
     public func clusters(in box: GeoBox, filter: PostFilter, zoom: Int) -> (clusters: [Cluster], total: Int) {
         var grid = ClusterGrid(zoom: zoom)

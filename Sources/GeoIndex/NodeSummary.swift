@@ -58,13 +58,21 @@ struct NodeSummary: Sendable {
         if let from = filter.createdFrom, maxTime < from { return false }
         if let before = filter.createdBefore, minTime >= before { return false }
         if let floor = filter.floor, floor < minFloor || floor > maxFloor { return false }
+        if let floors = filter.floors, floors.upperBound < minFloor || floors.lowerBound > maxFloor { return false }
         return true
+    }
+
+    /// How the posts below lie against a place (`outside` for an empty node).
+    func relation(to place: PlaceShape) -> PlaceShape.Relation {
+        guard count > 0 else { return .outside }
+        return place.relation(south: minLat, north: maxLat, west: minLon, east: maxLon)
     }
 
     /// Whether every post below passes the filter (then the node counts as a whole).
     /// `tagBitsAreExact`: fewer than 65 tags exist, so each mask bit stands for one tag.
+    /// The place is not looked at: the caller knows whether the node lies wholly inside it.
     func allMatch(_ filter: PostFilter, tagBitsAreExact: Bool) -> Bool {
-        if filter.floor != nil { return false }
+        if filter.floor != nil || filter.floors != nil { return false }
         if let tags = filter.tags {
             guard tagBitsAreExact, tagMask & ~Self.mask(of: tags) == 0 else { return false }
         }

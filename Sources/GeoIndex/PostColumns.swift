@@ -61,14 +61,21 @@ struct PostColumns: Sendable {
 
     mutating func clear(_ i: Int) { id[i] = -1 }
 
-    /// The filter's tag, time and floor tests on a slot, without building the post.
+    /// The filter's tag, time and floor tests on a slot, without building the post (not the place).
     @inline(__always)
     func passesAttributes(_ i: Int, _ filter: PostFilter) -> Bool {
         if let tags = filter.tags, !tags.contains(tag[i]) { return false }
         if let from = filter.createdFrom, createdAt[i] < from { return false }
         if let before = filter.createdBefore, createdAt[i] >= before { return false }
         if let wanted = filter.floor, floor[i] != wanted { return false }
+        if let floors = filter.floors, floor[i] == Self.noFloor || !floors.contains(floor[i]) { return false }
         return true
+    }
+
+    /// The place test on a slot (the caller skips it inside a node wholly in the place).
+    @inline(__always)
+    func isInside(_ i: Int, _ place: PlaceShape) -> Bool {
+        place.contains(latUnits: Int64(lat[i]), lonUnits: Int64(lon[i]))
     }
 
     @inline(__always)

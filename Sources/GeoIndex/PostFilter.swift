@@ -1,4 +1,4 @@
-/// Attribute filters shared by every query shape.
+/// Attribute filters shared by every query shape, and the place a post must lie in.
 public struct PostFilter: Sendable, Equatable {
     /// `nil` keeps every tag; otherwise a post must carry one of these (an empty set keeps none).
     public var tags: Set<TagID>?
@@ -8,12 +8,21 @@ public struct PostFilter: Sendable, Equatable {
     public var createdBefore: Int64?
     /// Keep only posts on exactly this floor (posts without a floor never match).
     public var floor: Int16?
+    /// Keep only posts on a floor in this range (a place's floors; posts without one never match).
+    public var floors: ClosedRange<Int16>?
+    /// Keep only posts inside this shape (edges inclusive).
+    public var place: PlaceShape?
 
-    public init(tags: Set<TagID>? = nil, createdFrom: Int64? = nil, createdBefore: Int64? = nil, floor: Int16? = nil) {
+    public init(
+        tags: Set<TagID>? = nil, createdFrom: Int64? = nil, createdBefore: Int64? = nil, floor: Int16? = nil,
+        floors: ClosedRange<Int16>? = nil, place: PlaceShape? = nil
+    ) {
         self.tags = tags
         self.createdFrom = createdFrom
         self.createdBefore = createdBefore
         self.floor = floor
+        self.floors = floors
+        self.place = place
     }
 
     public static let all = PostFilter()
@@ -24,6 +33,8 @@ public struct PostFilter: Sendable, Equatable {
         if let createdFrom, post.createdAt < createdFrom { return false }
         if let createdBefore, post.createdAt >= createdBefore { return false }
         if let floor, post.floor != floor { return false }
+        if let floors, !(post.floor.map(floors.contains) ?? false) { return false }
+        if let place, !place.contains(lat: post.lat, lon: post.lon) { return false }
         return true
     }
 }

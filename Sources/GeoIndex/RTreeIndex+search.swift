@@ -22,7 +22,8 @@ extension RTreeIndex {
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
         let byDistance = search.order == .distance
         let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
-            || search.filter.floor != nil
+            || search.filter.floor != nil || search.filter.floors != nil
+        let place = search.filter.place
         let viewer = ViewerTrigonometry(lat: search.lat)
         let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi, radius: search.radius)
         let coneTest = search.cone.flatMap { ConeBoxTest($0, lat: search.lat, lon: search.lon) }
@@ -73,6 +74,7 @@ extension RTreeIndex {
                     guard bound <= search.radius else { continue }
                     let i = base + j
                     guard columns.passesAttributes(i, search.filter) else { continue }
+                    if let place, !next.inPlace, !columns.isInside(i, place) { continue }
                     if byDistance {
                         // Candidates tie by slot: the order they are evaluated in never shows
                         // (exact posts tie by id). Their id and time are read when they reach
@@ -100,18 +102,21 @@ extension RTreeIndex {
                     // Beyond the accuracy disc, a child wholly outside the cone holds no hit.
                     if let coneTest, bound > coneTest.accuracy, coneTest.excludes(childBoxes[k]) { continue }
                     let child = children[k]
-                    if needsSummaries || !byDistance {
+                    var inPlace = next.inPlace
+                    if needsSummaries || !byDistance || place != nil {
                         let summary = leaves ? leafSummary[Int(child)] : nodeSummary[Int(child)]
                         guard summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
+                        guard let relation = Self.placeRelation(summary, place, parentInPlace: inPlace) else { continue }
+                        inPlace = relation
                         if !byDistance {
                             if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
                             if leaves { prefetchCoordinates(ofLeaf: child) }
-                            frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: state))
+                            frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: state, inPlace: inPlace))
                             continue
                         }
                     }
                     if leaves { prefetchCoordinates(ofLeaf: child) }
-                    frontier.push(.init(key: bound, tie: 0, ref: child, state: state))
+                    frontier.push(.init(key: bound, tie: 0, ref: child, state: state, inPlace: inPlace))
                 }
             }
         }
@@ -146,15 +151,18 @@ extension RTreeIndex {
                 if found.count == search.limit { return found }
             case .leaf:
                 let base = Int(next.ref) * Self.leafCapacity
+                var leafSearch = search
+                if next.inPlace { leafSearch.filter.place = nil }
                 for slot in base..<(base + Int(leafFill[Int(next.ref)])) {
                     let post = columns.post(at: slot)
-                    if search.matches(post) { frontier.push(.init(key: -Double(post.createdAt), tie: -post.id, ref: Int32(slot), state: .exactPost)) }
+                    if leafSearch.matches(post) { frontier.push(.init(key: -Double(post.createdAt), tie: -post.id, ref: Int32(slot), state: .exactPost)) }
                 }
             case .node:
                 forEachChild(of: next.ref) { child, isLeaf, summary in
                     guard summary.mayIntersect(search.box), summary.mayMatch(search.filter, tagMask: wantedTags) else { return }
                     if let after = search.after, summary.minTime > after.createdAt { return }
-                    frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: isLeaf ? .leaf : .node))
+                    guard let inPlace = Self.placeRelation(summary, search.filter.place, parentInPlace: next.inPlace) else { return }
+                    frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: isLeaf ? .leaf : .node, inPlace: inPlace))
                 }
             }
         }
@@ -164,9 +172,7 @@ extension RTreeIndex {
     /// How many posts in the box match the filter, per tag.
     public func tagCounts(in box: GeoBox, filter: PostFilter) -> [TagID: Int] {
         var counts: [TagID: Int] = [:]
-        forEachPost(in: box, filter: filter) { post in
-            if box.contains(lat: post.lat, lon: post.lon), filter.matches(post) { counts[post.tag, default: 0] += 1 }
-        }
+        forEachMatchingPost(in: box, filter: filter) { counts[$0.tag, default: 0] += 1 }
         return counts
     }
 
@@ -184,7 +190,7 @@ extension RTreeIndex {
             for (key, extent) in cut {
                 let margin = 1e-6
                 let widened = GeoBox(west: extent.west - margin, south: extent.south - margin, east: extent.east + margin, north: extent.north + margin)
-                forEachPost(in: widened, filter: .all) { post in
+                forEachMatchingPost(in: widened, filter: .all) { post in
                     guard grid.key(of: post) == key, box.contains(lat: post.lat, lon: post.lon) else { return }
                     grid.add(id: post.id, lat: post.lat, lon: post.lon, key: key)
                     total += 1
@@ -194,46 +200,100 @@ extension RTreeIndex {
         }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
         let tagBitsAreExact = highestTag < 64
-        var stack: [(node: Int32, isLeaf: Bool)] = [(root, rootIsLeaf)]
-        while let (node, isLeaf) = stack.popLast() {
+        var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]
+        while let (node, isLeaf, parentInPlace) = stack.popLast() {
             let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
-            guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags) else { continue }
+            guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
+                let inPlace = Self.placeRelation(summary, filter.place, parentInPlace: parentInPlace)
+            else { continue }
             if summary.count > 1, summary.isInside(box), summary.allMatch(filter, tagBitsAreExact: tagBitsAreExact),
-                grid.addWhole(summary)
+                filter.place == nil || inPlace, grid.addWhole(summary)
             {
                 total += summary.count
                 continue
             }
             if isLeaf {
                 let base = Int(node) * Self.leafCapacity
+                let place = inPlace ? nil : filter.place
                 // Only the columns a cluster needs: a whole post is seven of them.
                 for slot in base..<(base + Int(leafFill[Int(node)])) {
                     let lat = columns.latitude(slot), lon = columns.longitude(slot)
                     guard box.contains(lat: lat, lon: lon), columns.passesAttributes(slot, filter) else { continue }
+                    if let place, !columns.isInside(slot, place) { continue }
                     grid.add(id: columns.id[slot], lat: lat, lon: lon)
                     total += 1
                 }
             } else {
-                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf)) }
+                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf, inPlace)) }
             }
         }
         return (grid.clusters(), total)
     }
 
-    /// Every post in nodes that may intersect the box and pass the filter (callers refine).
-    func forEachPost(in box: GeoBox, filter: PostFilter, _ body: (IndexedPost) -> Void) {
+    /// How many posts in the box match the filter: nodes wholly inside the box, the filter and
+    /// the place are counted from their summaries.
+    public func count(in box: GeoBox, filter: PostFilter) -> Int {
+        guard root >= 0 else { return 0 }
+        let wantedTags = filter.tags.map(NodeSummary.mask(of:))
+        let tagBitsAreExact = highestTag < 64
+        var total = 0
+        var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]
+        while let (node, isLeaf, parentInPlace) = stack.popLast() {
+            let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
+            guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
+                let inPlace = Self.placeRelation(summary, filter.place, parentInPlace: parentInPlace)
+            else { continue }
+            if summary.isInside(box), summary.allMatch(filter, tagBitsAreExact: tagBitsAreExact), filter.place == nil || inPlace {
+                total += summary.count
+            } else if isLeaf {
+                var refined = filter
+                if inPlace { refined.place = nil }
+                let base = Int(node) * Self.leafCapacity
+                for slot in base..<(base + Int(leafFill[Int(node)])) {
+                    let post = columns.post(at: slot)
+                    if box.contains(lat: post.lat, lon: post.lon), refined.matches(post) { total += 1 }
+                }
+            } else {
+                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf, inPlace)) }
+            }
+        }
+        return total
+    }
+
+    /// Every post in the box that passes the filter; posts of nodes wholly inside the filter's
+    /// place skip the place test.
+    func forEachMatchingPost(in box: GeoBox, filter: PostFilter, _ body: (IndexedPost) -> Void) {
         guard root >= 0 else { return }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
-        var stack: [(node: Int32, isLeaf: Bool)] = [(root, rootIsLeaf)]
-        while let (node, isLeaf) = stack.popLast() {
+        var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]
+        while let (node, isLeaf, parentInPlace) = stack.popLast() {
             let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
-            guard summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags) else { continue }
+            guard summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
+                let inPlace = Self.placeRelation(summary, filter.place, parentInPlace: parentInPlace)
+            else { continue }
             if isLeaf {
+                var refined = filter
+                if inPlace { refined.place = nil }
                 let base = Int(node) * Self.leafCapacity
-                for slot in base..<(base + Int(leafFill[Int(node)])) { body(columns.post(at: slot)) }
+                for slot in base..<(base + Int(leafFill[Int(node)])) {
+                    let post = columns.post(at: slot)
+                    if box.contains(lat: post.lat, lon: post.lon), refined.matches(post) { body(post) }
+                }
             } else {
-                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf)) }
+                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf, inPlace)) }
             }
+        }
+    }
+
+    /// Whether a node is wholly inside the place (`true`), straddles it or there is no place
+    /// (`false`), or lies outside it (`nil`: skip it).
+    @inline(__always)
+    static func placeRelation(_ summary: NodeSummary, _ place: PlaceShape?, parentInPlace: Bool) -> Bool? {
+        guard let place, !parentInPlace else { return parentInPlace }
+        switch summary.relation(to: place) {
+        case .outside: return nil
+        case .inside: return true
+        case .straddles: return false
         }
     }
 

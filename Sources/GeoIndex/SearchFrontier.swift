@@ -17,6 +17,8 @@ struct SearchFrontier: ~Copyable {
         var tie: Int64
         var ref: Int32
         var state: State
+        /// A node or leaf wholly inside the filter's place: its posts skip the place test.
+        var inPlace = false
 
         @inline(__always)
         static func < (a: Entry, b: Entry) -> Bool {

@@ -12,6 +12,8 @@ public protocol SpatialIndex: Sendable {
     /// Posts in the box, newest first, strictly after the cursor, at most `limit`.
     func browse(_ search: AreaSearch) -> [IndexedPost]
     func tagCounts(in box: GeoBox, filter: PostFilter) -> [TagID: Int]
+    /// How many posts in the box match the filter.
+    func count(in box: GeoBox, filter: PostFilter) -> Int
     func clusters(in box: GeoBox, filter: PostFilter, zoom: Int) -> (clusters: [Cluster], total: Int)
 }
 
