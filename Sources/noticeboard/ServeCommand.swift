@@ -100,7 +100,9 @@ struct ServeCommand: AsyncParsableCommand {
         let client = handle.makeClient(logger: logger)
         let store = PostgresPostStore(client: client, logger: logger)
         let moderation = PostgresModerationStore(client: client, logger: logger)
-        let board = Board(store: store, moderation: moderation, beacons: PostgresBeaconStore(client: client, logger: logger))
+        let board = Board(
+            store: store, moderation: moderation, beacons: PostgresBeaconStore(client: client, logger: logger),
+            places: PostgresPlaceStore(client: client, logger: logger))
         let summary = handle.summary
         var setup = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: logger)
         setup.services = [client] + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])

@@ -24,7 +24,8 @@ struct TestApp {
         let moderation = PostgresModerationStore(client: client, logger: TestDatabase.logger)
         let board = Board(
             store: PostgresPostStore(client: client, logger: TestDatabase.logger), moderation: moderation,
-            beacons: PostgresBeaconStore(client: client, logger: TestDatabase.logger))
+            beacons: PostgresBeaconStore(client: client, logger: TestDatabase.logger),
+            places: PostgresPlaceStore(client: client, logger: TestDatabase.logger))
         var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
         application.services = [client]
         return try await buildApplication(application).test(setup) { http in

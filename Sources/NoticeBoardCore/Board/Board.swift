@@ -9,18 +9,25 @@ public final class Board: Sendable {
     let moderation: (any ModerationStore)?
     /// The beacon registry; without one every beacon is unknown.
     let beacons: (any BeaconStore)?
+    /// Places of record; without one no place exists.
+    let placeStore: (any PlaceStore)?
+    /// Every place, as of the store's last revision seen: `place=` is answered from here.
+    let placeDirectory = Mutex(PlaceDirectory.empty)
     /// Changes for live streams: every post this instance commits.
     public let feed = LiveFeed()
     /// Queries share it; posts, hides and the load take it alone.
-    private let state = ReadWriteLock(BoardState())
+    let state = ReadWriteLock(BoardState())
     private let loaded = Atomic<Bool>(false)
     /// Held while a change is applied and published.
     private let applying = Mutex(())
 
-    public init(store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil) {
+    public init(
+        store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil, places: (any PlaceStore)? = nil
+    ) {
         self.store = store
         self.moderation = moderation
         self.beacons = beacons
+        placeStore = places
     }
 
     /// Whether the index has been loaded from the store.
@@ -28,6 +35,7 @@ public final class Board: Sendable {
 
     /// Rebuilds the index from the store of record (streamed, then bulk-built).
     public func load() async throws {
+        try await reloadPlaces()
         // Posts go into the table as they arrive, while the database assembles the next chunk;
         // only the tree is built at the end.
         var loading = BoardState()
@@ -104,20 +112,21 @@ public final class Board: Sendable {
     /// Nearby posts; a query centred on a beacon is centred on its registered position and
     /// filtered by its floor (when it has one).
     public func nearby(_ query: NearbyQuery) async throws -> Page<NearbyPost> {
+        let place = try resolvePlace(query.place)
         switch query.center {
         case .coordinates(let lat, let lon):
-            return nearby(query, lat: lat, lon: lon, floor: query.floor)
+            return nearby(query, lat: lat, lon: lon, floor: query.floor, place: place)
         case .beacon(let reference):
             let beacon = try await locate(reference)
-            return nearby(query, lat: beacon.lat, lon: beacon.lon, floor: beacon.floor ?? query.floor)
+            return nearby(query, lat: beacon.lat, lon: beacon.lon, floor: beacon.floor ?? query.floor, place: place)
         }
     }
 
-    private func nearby(_ query: NearbyQuery, lat: Double, lon: Double, floor: Int?) -> Page<NearbyPost> {
+    private func nearby(_ query: NearbyQuery, lat: Double, lon: Double, floor: Int?, place: Place?) -> Page<NearbyPost> {
         let (page, last) = state.read { state in
             let search = NearbySearch(
                 lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
-                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor),
+                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor, place: place),
                 order: query.order, after: query.after, limit: query.limit + 1)
             let hits = state.index.nearby(search)
             let page = hits.prefix(query.limit).map { hit in
@@ -128,10 +137,11 @@ public final class Board: Sendable {
         return Page(items: page, nextCursor: last.map { PageCursor.from($0).encoded })
     }
 
-    public func browse(_ query: BrowseQuery) -> Page<Post> {
-        state.read { state in
+    public func browse(_ query: BrowseQuery) throws(ValidationError) -> Page<Post> {
+        let place = try resolvePlace(query.place)
+        return state.read { state in
             let search = AreaSearch(
-                box: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil),
+                box: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil, place: place),
                 after: query.after, limit: query.limit + 1)
             let found = state.index.browse(search)
             let page = found.prefix(query.limit).map { state.posts[$0.id]! }
@@ -142,17 +152,20 @@ public final class Board: Sendable {
     }
 
     /// The matching posts in the box, grouped for a map at the query's zoom; counts sum to `total`.
-    public func clusters(_ query: ClustersQuery) -> (clusters: [Cluster], total: Int) {
-        state.read { state in
+    public func clusters(_ query: ClustersQuery) throws(ValidationError) -> (clusters: [Cluster], total: Int) {
+        let place = try resolvePlace(query.place)
+        return state.read { state in
             state.index.clusters(
-                in: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil), zoom: query.zoom)
+                in: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil, place: place),
+                zoom: query.zoom)
         }
     }
 
     /// Tag counts in the box and time range, count descending, ties by tag.
-    public func tags(_ query: TagsQuery) -> [TagCount] {
-        state.read { state in
-            let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil)
+    public func tags(_ query: TagsQuery) throws(ValidationError) -> [TagCount] {
+        let place = try resolvePlace(query.place)
+        return state.read { state in
+            let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil, place: place)
             return state.index.tagCounts(in: query.box, filter: filter)
                 .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }
                 .sorted { $0.count > $1.count || ($0.count == $1.count && $0.tag < $1.tag) }

@@ -62,8 +62,11 @@ struct BoardState: Sendable {
     }
 
     /// An index filter; an empty `tags` list means every tag. Tags never stored match nothing.
-    func filter(tags names: [String], from: Int64?, to: Int64?, floor: Int?) -> PostFilter {
+    /// A place adds its polygon and floors.
+    func filter(tags names: [String], from: Int64?, to: Int64?, floor: Int?, place: Place? = nil) -> PostFilter {
         let tagIDs: Set<TagID>? = names.isEmpty ? nil : Set(names.compactMap { tags.id(of: $0) })
-        return PostFilter(tags: tagIDs, createdFrom: from, createdBefore: to, floor: floor.map { Int16(clamping: $0) })
+        return PostFilter(
+            tags: tagIDs, createdFrom: from, createdBefore: to, floor: floor.map { Int16(clamping: $0) }, floors: place?.floorRange,
+            place: place?.shape)
     }
 }

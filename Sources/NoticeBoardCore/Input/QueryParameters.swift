@@ -50,6 +50,11 @@ public struct QueryParameters: Sendable {
         return value
     }
 
+    /// `place=slug`, checked for form only (the board says whether such a place exists).
+    public func place() throws(ValidationError) -> String? {
+        try first("place").map { slug throws(ValidationError) in try Place.validatedSlug(slug, field: "place") }
+    }
+
     /// Every `tag`, normalised like a post's tag.
     public func tags() throws(ValidationError) -> [String] {
         var tags: [String] = []

@@ -1,9 +1,14 @@
+import Foundation
+
 /// RFC 3339 timestamps as integer milliseconds since the Unix epoch, without Foundation's
 /// formatters: parsing accepts any offset and any fraction, formatting is UTC with milliseconds.
 public enum Timestamp {
     /// Parses an RFC 3339 date-time and returns the smallest whole millisecond not earlier than
     /// it (the ceiling), so `from <= createdAt` and `createdAt < to` stay exact on integer
     /// milliseconds whatever fraction the caller sent.
+    /// The clock now, in whole milliseconds.
+    public static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
+
     public static func parseCeilingMilliseconds(_ text: String) -> Int64? {
         parse(text, roundingUp: true)
     }

@@ -18,6 +18,8 @@ public struct NearbyQuery: Sendable {
     public var order: NearbySearch.Order
     public var limit: Int
     public var after: NearbyPosition?
+    /// A place's slug: only posts inside it.
+    public var place: String?
 
     public init(_ parameters: QueryParameters) throws(ValidationError) {
         // Every parameter is validated even where it has no effect (`fov` without `facing`).
@@ -48,6 +50,7 @@ public struct NearbyQuery: Sendable {
         default: throw ValidationError(field: "order", "must be distance or newest")
         }
         limit = try parameters.limit()
+        place = try parameters.place()
         after = try parameters.first("cursor").map { text throws(ValidationError) in
             try PageCursor(decoding: text).nearbyPosition(for: order)
         }
@@ -62,9 +65,11 @@ public struct BrowseQuery: Sendable {
     public var to: Int64?
     public var limit: Int
     public var after: (createdAt: Int64, id: Int64)?
+    public var place: String?
 
     public init(_ parameters: QueryParameters) throws(ValidationError) {
         box = try parameters.box() ?? .world
+        place = try parameters.place()
         tags = try parameters.tags()
         (from, to) = try parameters.timeRange()
         limit = try parameters.limit()
@@ -84,9 +89,11 @@ public struct ClustersQuery: Sendable {
     public var tags: [String]
     public var from: Int64?
     public var to: Int64?
+    public var place: String?
 
     public init(_ parameters: QueryParameters) throws(ValidationError) {
         box = try parameters.box() ?? .world
+        place = try parameters.place()
         guard let zoom = try parameters.integer("zoom", in: 0...22) else { throw ValidationError(field: "zoom", "is required (0 to 22)") }
         self.zoom = zoom
         tags = try parameters.tags()
@@ -99,10 +106,12 @@ public struct TagsQuery: Sendable {
     public var box: GeoBox
     public var from: Int64?
     public var to: Int64?
+    public var place: String?
 
     public init(_ parameters: QueryParameters) throws(ValidationError) {
         box = try parameters.box() ?? .world
         (from, to) = try parameters.timeRange()
+        place = try parameters.place()
     }
 }
 

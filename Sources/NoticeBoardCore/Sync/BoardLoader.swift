@@ -4,7 +4,7 @@ import ServiceLifecycle
 
 /// The board's life cycle as a service: prepares the store (migrations), loads the index, retrying
 /// while the database is unreachable, then keeps the index in step with the changes any instance
-/// commits, through the change feed. Until the load is done the board says it is not loaded, and
+/// commits, through the change feed, and its places in step with the store's. Until the load is done the board says it is not loaded, and
 /// the server's `/readyz` answers 503.
 public struct BoardLoader: Service {
     let board: Board
@@ -25,7 +25,15 @@ public struct BoardLoader: Service {
         // Shutdown must not wait for a database that never comes back.
         try? await cancelWhenGracefulShutdown {
             let start = try await loadUntilDone()
-            if let changes { try await ChangeFollower(board: board, feed: changes, logger: logger).run(after: start) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [board, logger] in
+                    try await PlaceFollower(board: board, interval: .milliseconds(250), logger: logger).run()
+                }
+                if let changes {
+                    group.addTask { [board, logger] in try await ChangeFollower(board: board, feed: changes, logger: logger).run(after: start) }
+                }
+                try await group.waitForAll()
+            }
         }
         try? await gracefulShutdown()
     }

@@ -35,6 +35,7 @@ func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
         .register(on: routes, authenticated: routes.group("/api/v1/auth", middleware: ModeratorAuthenticator(auth: auth)))
     ModerationRoutes(board: board).register(on: moderation)
     BeaconRoutes(board: board).register(on: routes, moderation: moderation)
+    PlaceRoutes(board: board).register(on: routes, moderation: moderation)
     StreamRoutes(
         board: board, identity: identity, openStreams: StreamCounter(limitPerClient: settings.streamsPerClient),
         keepAliveInterval: .seconds(settings.streamKeepAliveSeconds)

@@ -7,13 +7,16 @@ import NoticeBoardCore
 enum JSONBody {
     static let maxBytes = 16 * 1024
 
-    static func read(_ request: Request) async throws -> JSONValue {
-        guard let json = try await read(request, allowEmpty: false) else { throw APIError.invalid("the body is not valid JSON") }
+    /// A place's polygon of 1000 vertices needs about 26 KB: its route takes this much.
+    static let placeMaxBytes = 64 * 1024
+
+    static func read(_ request: Request, maxBytes: Int = maxBytes) async throws -> JSONValue {
+        guard let json = try await read(request, allowEmpty: false, maxBytes: maxBytes) else { throw APIError.invalid("the body is not valid JSON") }
         return json
     }
 
     /// As above; with `allowEmpty`, a request without a body gives `nil`.
-    static func read(_ request: Request, allowEmpty: Bool) async throws -> JSONValue? {
+    static func read(_ request: Request, allowEmpty: Bool, maxBytes: Int = maxBytes) async throws -> JSONValue? {
         if allowEmpty, request.headers[.contentLength] == "0" || (request.headers[.contentLength] == nil && request.headers[.transferEncoding] == nil) {
             return nil
         }

@@ -70,20 +70,20 @@ struct PostRoutes: Sendable {
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let query = try BrowseQuery(parameters)
         let fields = try PostFields.parse(parameters, available: PostFields.all.subtracting([.distance, .bearing]))
-        let page = board.browse(query)
+        let page = try board.browse(query)
         return JSONResponse.make(
             PageJSON<PostJSON>.posts(page.items.map { PostJSON(post: $0, fields: fields) }, nextCursor: page.nextCursor))
     }
 
     @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
-        let result = board.clusters(try ClustersQuery(QueryParameters(urlQuery: request.uri.query)))
+        let result = try board.clusters(ClustersQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(ClustersJSON(clusters: result.clusters.map(ClustersJSON.Entry.init), total: result.total))
     }
 
     @Sendable func tags(_ request: Request, context: AppRequestContext) async throws -> Response {
         try requireLoaded()
-        let counts = board.tags(try TagsQuery(QueryParameters(urlQuery: request.uri.query)))
+        let counts = try board.tags(TagsQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(TagCountsJSON(tags: counts.map { .init(tag: $0.tag, count: $0.count) }))
     }
 

@@ -27,7 +27,9 @@ struct StreamRoutes: Sendable {
     }
 
     @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let query = try StreamQuery(QueryParameters(urlQuery: request.uri.query))
+        var parsed = try StreamQuery(QueryParameters(urlQuery: request.uri.query))
+        parsed.resolvedPlace = try board.streamPlace(parsed.place)
+        let query = parsed
         let lastEventID = request.headers[Self.lastEventIDHeader].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
         let feed = board.feed
         let client = identity.address(of: request, context: context)
@@ -40,7 +42,7 @@ struct StreamRoutes: Sendable {
         let connectionClosed = context.connectionClosed
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer { ticket.close() }
-            let subscription = feed.subscribe(after: lastEventID, cells: StreamCells.cells(for: query.area))
+            let subscription = feed.subscribe(after: lastEventID, cells: query.cells)
             defer { feed.unsubscribe(subscription.token) }
             // One bounded queue of chunks (events and keep-alive comments), written in order by
             // this task. A client that does not read fills it and is dropped: it may reconnect
@@ -91,7 +93,7 @@ struct StreamRoutes: Sendable {
         let name: String
         switch sequenced.event {
         case .post(let post):
-            guard let place = query.matches(lat: post.lat, lon: post.lon, tag: post.tag) else { return nil }
+            guard let place = query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) else { return nil }
             name = "post"
             data = JSONResponse.encode(PostJSON(post: post, distance: place?.distance, bearing: place?.bearing))
         case .remove(let id, let lat, let lon):
