@@ -12,7 +12,7 @@ struct NoticeBoardCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ServeCommand.self, MigrateCommand.self, ImportCommand.self, ExportCommand.self, ModeratorCommand.self,
-            BeaconsCommand.self,
+            BeaconsCommand.self, PlacesCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -14,6 +14,9 @@ CONTRACT_OPERATIONS = {
     ("delete", "/api/v1/moderation/beacons/{uuid}/{major}/{minor}"), ("post", "/api/v1/auth/token"), ("delete", "/api/v1/auth/token"),
     ("get", "/api/v1/moderation/posts"), ("post", "/api/v1/moderation/posts/{id}/hide"),
     ("post", "/api/v1/moderation/posts/{id}/restore"), ("delete", "/api/v1/moderation/posts/{id}"), ("get", "/api/v1/moderation/audit"),
+    ("put", "/api/v1/moderation/places/{slug}"), ("delete", "/api/v1/moderation/places/{slug}"), ("get", "/api/v1/places"),
+    ("get", "/api/v1/places/{slug}"), ("post", "/api/v1/moderation/places/{slug}/announcements"),
+    ("delete", "/api/v1/moderation/announcements/{id}"), ("get", "/api/v1/places/{slug}/announcements"),
 }
 
 

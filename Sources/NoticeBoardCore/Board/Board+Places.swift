@@ -8,7 +8,7 @@ extension Board {
     func resolvePlace(_ slug: String?) throws(ValidationError) -> Place? {
         guard let slug else { return nil }
         guard let place = placeDirectory.withLock({ $0.places[slug] }) else {
-            throw ValidationError(field: "place", "no place is called \(slug)")
+            throw ValidationError(field: "place", "must name a place; none is called \(slug)")
         }
         return place
     }

@@ -3,7 +3,8 @@
 import { state, loadFromURL, update, onChange, hasPosition, announce } from "./state.js";
 import { setUpFilters, refreshTagCounts } from "./filters.js";
 import { setUpList, loadList, addToList, removeFromList, locate } from "./list.js";
-import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable } from "./map.js";
+import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable, mapCentre } from "./map.js";
+import { setUpPlaces, mapMoved } from "./places.js";
 import { setUpLook, loadLook, removeFromLook } from "./look.js";
 import { setUpCompose } from "./compose.js";
 import { follow } from "./live.js";
@@ -51,7 +52,10 @@ function noteVanished(id) {
 
 function followArea() {
   const handlers = { onPost: noteAppeared, onRemove: noteVanished };
-  if (state.view === "map" && mapAvailable()) {
+  if (state.place) {
+    // The place alone is the subscription: each view keeps what falls in its own area.
+    follow({ place: state.place, tag: state.tags }, handlers);
+  } else if (state.view === "map" && mapAvailable()) {
     const bbox = currentBBox();
     follow(bbox ? { bbox, tag: state.tags } : { bbox: "-180,-90,180,90", tag: state.tags }, handlers);
   } else if (hasPosition()) {
@@ -65,6 +69,7 @@ showView();
 setUpFilters();
 setUpList();
 setUpLook();
+setUpPlaces(mapCentre);
 setUpCompose((post) => {
   noteAppeared(post);
   loadList();
@@ -77,7 +82,11 @@ onChange((changed) => {
     showView();
     refreshView[state.view]();
   }
-  if (["view", "lat", "lon", "radius", "tags"].some((key) => changed.has(key))) followArea();
+  if (["view", "lat", "lon", "radius", "tags", "place"].some((key) => changed.has(key))) followArea();
 });
-setUpMap(followArea).finally(followArea);
+const mapSettled = () => {
+  followArea();
+  mapMoved();
+};
+setUpMap(mapSettled).finally(mapSettled);
 if (!hasPosition() && state.view !== "map") locate();

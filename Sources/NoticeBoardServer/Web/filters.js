@@ -79,7 +79,7 @@ export async function refreshTagCounts() {
   const request = ++tagRequest;
   let counts = [];
   try {
-    counts = (await getJSON("/api/v1/tags", { from: state.from, to: state.to })).tags;
+    counts = (await getJSON("/api/v1/tags", { from: state.from, to: state.to, place: state.place })).tags;
   } catch {
     // The chips keep their last counts; the status line reports errors from the views.
   }
@@ -119,7 +119,7 @@ export function setUpFilters() {
     button.addEventListener("click", () => applyPreset(button.dataset.preset));
   });
   onChange((changed) => {
-    if (changed.has("from") || changed.has("to")) {
+    if (changed.has("from") || changed.has("to") || changed.has("place")) {
       showRange();
       refreshTagCounts();
     }

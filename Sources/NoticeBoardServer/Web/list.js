@@ -1,7 +1,8 @@
 // "Around me": the notes near the person's position, nearest first, with distance and direction.
 import { getJSON } from "./api.js";
-import { distance, bearing } from "./geo.js";
 import { noteItem } from "./render.js";
+import { distance, bearing, distanceText } from "./geo.js";
+import { placeName } from "./places.js";
 import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
 
 const list = document.getElementById("posts");
@@ -38,11 +39,22 @@ export async function loadList(append = false) {
     nextCursor = page.nextCursor;
     more.hidden = !nextCursor;
     if (state.view === "list") {
-      announce(list.children.length ? `${list.children.length}${nextCursor ? "+" : ""} notes around you.` : "No notes here yet: leave the first.");
+      announce(list.children.length ? `${list.children.length}${nextCursor ? "+" : ""} notes around you.` : nothingFound());
     }
   } catch (error) {
     if (request === generation) announce(error.message);
   }
+}
+
+/** What an empty list means, honestly: nothing at all here, or nothing that passes the filters. */
+function nothingFound() {
+  const filtered = state.tags.length > 0 || state.from !== null || state.to !== null;
+  const within = `within ${distanceText(state.radius)}`;
+  if (state.place) {
+    const name = placeName(state.place);
+    return filtered ? `No notes in ${name} ${within} match these filters.` : `No notes in ${name} ${within} yet: leave the first.`;
+  }
+  return filtered ? `No notes ${within} match these filters.` : "No notes here yet: leave the first.";
 }
 
 /** A note that appeared (posted here or live): shown at once if it is around and passes the filters. */
@@ -91,7 +103,7 @@ export function setUpList() {
   more.addEventListener("click", () => loadList(true));
   onChange((changed) => {
     if (["lat", "lon", "radius"].some((key) => changed.has(key))) fillForm();
-    if (["lat", "lon", "radius", "tags", "from", "to"].some((key) => changed.has(key))) loadList();
+    if (["lat", "lon", "radius", "tags", "from", "to", "place"].some((key) => changed.has(key))) loadList();
   });
   fillForm();
   loadList();

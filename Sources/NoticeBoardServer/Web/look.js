@@ -138,7 +138,7 @@ export function setUpLook() {
   document.getElementById("compass").addEventListener("click", startCompass);
   onChange((changed) => {
     if (changed.has("facing")) showFacing();
-    if (["facing", "lat", "lon", "radius", "tags", "from", "to"].some((key) => changed.has(key))) scheduleRefresh();
+    if (["facing", "lat", "lon", "radius", "tags", "from", "to", "place"].some((key) => changed.has(key))) scheduleRefresh();
   });
   showFacing();
   loadLook();

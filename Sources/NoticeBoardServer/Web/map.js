@@ -1,19 +1,30 @@
 // The map: clusters from /api/v1/posts/clusters when zoomed out (so 100 000 notes stay smooth),
-// the notes themselves when zoomed in; a click picks where to look and where to post.
+// the notes themselves when zoomed in; a click picks where to look and where to post. The places
+// meeting the view are drawn under the notes, each named, and reachable with the keyboard.
 // Leaflet is optional: without it this view says so and the others work.
 import { getJSON } from "./api.js";
-import { bboxParameter } from "./geo.js";
+import { bboxParameter, unwrapRing } from "./geo.js";
 import { noteContent } from "./render.js";
-import { state, update, onChange, filterParameters, passesFilters, announce } from "./state.js";
+import { state, update, onChange, filterParameters, passesFilters, announce, chosenPlace } from "./state.js";
 
 const NOTES_FROM_ZOOM = 15;
+const LABELS_FROM_ZOOM = 15; // place names stay on the map from here; below, on hover and focus
 let map = null;
 let layer = null;
+let placesLayer = null;
+let placesGeneration = 0;
 let here = null;
 const markers = new Map(); // post id → marker, at note zoom levels
 let generation = 0;
 
 export const mapAvailable = () => map !== null;
+
+/** Where the map looks, for "which place am I in" when the viewer has no position. */
+export function mapCentre() {
+  if (!map) return null;
+  const centre = map.getCenter();
+  return { lat: centre.lat, lon: centre.lng };
+}
 
 export function currentBBox() {
   if (!map) return null;
@@ -61,17 +72,66 @@ export async function loadMap() {
         markers.set(post.id, marker);
         layer.addLayer(marker);
       }
-      if (state.view === "map") announce(`${page.posts.length}${page.nextCursor ? "+" : ""} notes in view.`);
+      if (state.view === "map") announce(`${page.posts.length}${page.nextCursor ? "+" : ""} notes${inPlace()} in view.`);
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
       layer.clearLayers();
       markers.clear();
       for (const cluster of result.clusters) layer.addLayer(clusterMarker(cluster));
-      if (state.view === "map") announce(`${result.total} notes in view.`);
+      if (state.view === "map") announce(`${result.total} notes${inPlace()} in view.`);
     }
   } catch (error) {
     if (request === generation) announce(error.message);
+  }
+}
+
+const inPlace = () => (state.place ? ` in ${chosenPlace.slug === state.place && chosenPlace.name ? chosenPlace.name : state.place}` : "");
+
+function placeShape(place) {
+  // Unwrapped longitudes draw a ring across the antimeridian the short way; the copy nearest
+  // the view's centre is the one drawn.
+  const ring = unwrapRing(place.polygon);
+  const middle = ring.reduce((sum, [lon]) => sum + lon, 0) / ring.length;
+  const shift = Math.round((map.getCenter().lng - middle) / 360) * 360;
+  const chosen = place.slug === state.place;
+  const shape = L.polygon(ring.map(([lon, lat]) => [lat, lon + shift]), {
+    color: "#6d28d9", weight: chosen ? 3 : 2, opacity: 0.85, fillColor: "#8b5cf6", fillOpacity: chosen ? 0.14 : 0.07,
+    dashArray: chosen ? null : "6 4", pane: "places",
+  });
+  // Leaflet reads a string as HTML: a node keeps the name text.
+  const label = document.createElement("span");
+  label.textContent = place.name;
+  shape.bindTooltip(label, { permanent: map.getZoom() >= LABELS_FROM_ZOOM, direction: "center", className: "place-label" });
+  shape.on("add", () => {
+    const element = shape.getElement();
+    if (!element) return;
+    element.dataset.place = place.slug;
+    element.setAttribute("tabindex", "0");
+    element.setAttribute("role", "button");
+    element.setAttribute("aria-label", `${place.name}, ${place.postCount} note${place.postCount === 1 ? "" : "s"}: show the whole place`);
+    element.addEventListener("focus", () => shape.openTooltip());
+    element.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter" && event.key !== " ") return;
+      event.preventDefault();
+      map.fitBounds(shape.getBounds(), { padding: [24, 24], maxZoom: 19 });
+      announce(`${place.name}: click inside it to stand there.`);
+    });
+  });
+  return shape;
+}
+
+/** The places meeting the view, drawn under the notes. */
+export async function loadPlaces() {
+  if (!map) return;
+  const request = ++placesGeneration;
+  try {
+    const page = await getJSON("/api/v1/places", { bbox: currentBBox(), limit: 200 });
+    if (request !== placesGeneration) return;
+    placesLayer.clearLayers();
+    for (const place of page.places) placesLayer.addLayer(placeShape(place));
+  } catch {
+    // The notes matter more: a failed places request leaves the last ones drawn.
   }
 }
 
@@ -130,10 +190,13 @@ export async function setUpMap(onMoved) {
   const center = state.lat !== null ? [state.lat, state.lon] : [20, 0];
   map = L.map(container, { worldCopyJump: true }).setView(center, state.zoom ?? (state.lat !== null ? 16 : 2));
   L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: 19 }).addTo(map);
+  map.createPane("places").style.zIndex = "350"; // under the notes (the overlay pane is 400)
+  placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
   map.on("moveend", () => {
     update({ zoom: map.getZoom() });
     loadMap();
+    loadPlaces();
     onMoved();
   });
   map.on("click", (event) => {
@@ -142,10 +205,12 @@ export async function setUpMap(onMoved) {
     announce(`Position set to ${lat.toFixed(5)}, ${lng.toFixed(5)}: look around or post here.`);
   });
   onChange((changed) => {
-    if (["tags", "from", "to"].some((key) => changed.has(key))) loadMap();
+    if (["tags", "from", "to", "place"].some((key) => changed.has(key))) loadMap();
+    if (changed.has("place")) loadPlaces();
     if (changed.has("lat") || changed.has("lon")) showHere();
     if (changed.has("view") && state.view === "map") map.invalidateSize();
   });
   showHere();
   loadMap();
+  loadPlaces();
 }

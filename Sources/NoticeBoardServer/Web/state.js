@@ -1,5 +1,6 @@
 // What the person is looking at, kept in the URL so a view can be shared or reloaded:
-// ?view=map&tag=food&tag=fashion&from=…&to=…&lat=…&lon=…&radius=…&zoom=…&facing=…
+// ?view=map&tag=food&tag=fashion&from=…&to=…&lat=…&lon=…&radius=…&zoom=…&facing=…&place=…
+import { ringContains } from "./geo.js";
 
 const listeners = new Set();
 
@@ -14,7 +15,12 @@ export const state = {
   zoom: null,
   facing: 0,
   compassActive: false,
+  place: null, // slug of the place the "This place only" filter keeps to, or null
 };
+
+// The filtered place's shape once loaded (places.js keeps it), so notes the page adds itself
+// (a fresh post, a live event) are checked against it like the server checks the others.
+export const chosenPlace = { slug: null, name: null, polygon: null, floors: null };
 
 export function loadFromURL() {
   const params = new URLSearchParams(location.search);
@@ -28,6 +34,7 @@ export function loadFromURL() {
   state.radius = number("radius") ?? state.radius;
   state.zoom = number("zoom");
   state.facing = ((number("facing") ?? 0) % 360 + 360) % 360;
+  state.place = /^[a-z0-9-]{1,64}$/.test(params.get("place") ?? "") ? params.get("place") : null;
 }
 
 function saveToURL() {
@@ -43,6 +50,7 @@ function saveToURL() {
   params.set("radius", String(state.radius));
   if (state.zoom !== null) params.set("zoom", String(state.zoom));
   if (state.facing) params.set("facing", String(Math.round(state.facing)));
+  if (state.place) params.set("place", state.place);
   history.replaceState(null, "", `${location.pathname}?${params}`);
 }
 
@@ -65,15 +73,21 @@ export function hasPosition() {
 
 /** The filters every view applies, as API parameters. */
 export function filterParameters() {
-  return { tag: state.tags, from: state.from, to: state.to };
+  return { tag: state.tags, from: state.from, to: state.to, place: state.place };
 }
 
-/** Whether a post (say from the live stream) passes the current tag and time filters. */
+/** Whether a post (say from the live stream) passes the current tag, time and place filters. */
 export function passesFilters(post) {
   if (state.tags.length && !state.tags.includes(post.tag)) return false;
   const created = Date.parse(post.createdAt);
   if (state.from && created < Date.parse(state.from)) return false;
   if (state.to && created >= Date.parse(state.to)) return false;
+  if (state.place) {
+    if (chosenPlace.slug !== state.place || !chosenPlace.polygon) return false; // not known yet: the reload brings it
+    if (!ringContains(chosenPlace.polygon, post.lat, post.lon)) return false;
+    const floors = chosenPlace.floors;
+    if (floors && (post.floor === null || post.floor === undefined || post.floor < floors[0] || post.floor > floors[1])) return false;
+  }
   return true;
 }
 
