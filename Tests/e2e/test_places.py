@@ -1,0 +1,76 @@
+"""Places on the real binary: `noticeboard places import` while a server runs (it follows the
+import within a second), and a stream narrowed to a place."""
+import json
+import subprocess
+import time
+
+from conftest import BINARY
+from test_stream import EventReader
+
+CANTEEN = [[114.2060, 22.4190], [114.2070, 22.4190], [114.2070, 22.4200], [114.2060, 22.4200], [114.2060, 22.4190]]
+
+
+def feature(properties, ring, holes=()):
+    return {"type": "Feature", "properties": properties, "geometry": {"type": "Polygon", "coordinates": [ring, *holes]}}
+
+
+def test_an_import_creates_good_places_and_names_the_bad_features(server_factory, data_dir, tmp_path):
+    server = server_factory()
+    collection = {"type": "FeatureCollection", "features": [
+        feature({"slug": "canteen", "name": "Canteen", "floors": [0, 1], "description": "Hot food"}, CANTEEN),
+        feature({"slug": "bow", "name": "Bow tie"}, [[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]),
+        feature({"slug": "holed", "name": "Holed"}, CANTEEN, holes=[CANTEEN]),
+        feature({"name": "No slug"}, CANTEEN),
+        feature({"slug": "dateline", "name": "Across the date line"}, [[179.9, -1], [-179.9, -1], [-179.9, 1], [179.9, 1]]),
+        {"type": "Feature", "properties": {"slug": "point", "name": "A point"}, "geometry": {"type": "Point", "coordinates": [0, 0]}},
+    ]}
+    source = tmp_path / "places.geojson"
+    source.write_text(json.dumps(collection))
+    result = subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert "2 created, 0 replaced, 4 features rejected" in result.stdout
+    for expected in ("feature 1: polygon", "feature 2: geometry", "feature 3: slug", "feature 5: geometry"):
+        assert expected in result.stderr, result.stderr
+    # The running server follows a change another process committed, within a second.
+    deadline = time.time() + 1.0
+    while server.get("/api/v1/places/canteen").status_code != 200:
+        assert time.time() < deadline, "the server did not follow the import within a second"
+        time.sleep(0.05)
+    canteen = server.get("/api/v1/places/canteen").json()
+    assert canteen["floors"] == [0, 1] and canteen["description"] == "Hot food" and len(canteen["polygon"]) == 4
+    assert [p["slug"] for p in server.get("/api/v1/places", params={"lat": 0, "lon": 180}).json()["places"]] == ["dateline"]
+    again = subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    assert "0 created, 2 replaced" in again.stdout
+    not_geojson = tmp_path / "list.json"
+    not_geojson.write_text("[1, 2]")
+    refused = subprocess.run([BINARY, "places", "import", str(not_geojson), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    assert refused.returncode != 0 and "FeatureCollection" in refused.stderr
+
+
+def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server_factory, data_dir, tmp_path):
+    server = server_factory()
+    source = tmp_path / "places.geojson"
+    source.write_text(json.dumps({"type": "FeatureCollection", "features": [
+        feature({"slug": "canteen", "name": "Canteen"}, CANTEEN),
+        feature({"slug": "upstairs", "name": "Upstairs", "floors": [1, 2]}, CANTEEN)]}))
+    assert subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, timeout=120).returncode == 0
+    deadline = time.time() + 5
+    while server.get("/api/v1/places/upstairs").status_code != 200 and time.time() < deadline:
+        time.sleep(0.05)
+    canteen = EventReader(server.url + "/api/v1/posts/stream", {"place": "canteen"})
+    upstairs = EventReader(server.url + "/api/v1/posts/stream", {"place": "upstairs", "lat": 22.4195, "lon": 114.2065, "radius": 1000})
+    assert canteen.response.status_code == 200 and upstairs.response.status_code == 200
+    refused = server.get("/api/v1/posts/stream", params={"place": "nowhere"})
+    assert refused.status_code == 400 and refused.json()["error"]["field"] == "place"
+    time.sleep(0.3)
+    outside = server.post({"lat": 22.4201, "lon": 114.2065, "message": "outside", "tag": "food"}).json()
+    ground = server.post({"lat": 22.4190, "lon": 114.2065, "message": "on the edge, ground floor", "tag": "food", "floor": 0}).json()
+    first = server.post({"lat": 22.4195, "lon": 114.2065, "message": "first floor", "tag": "food", "floor": 1}).json()
+    assert {json.loads(canteen.next()["data"])["id"], json.loads(canteen.next()["data"])["id"]} == {ground["id"], first["id"]}
+    assert canteen.none_within(0.5), "a post outside the place reached its stream"
+    heard = json.loads(upstairs.next()["data"])
+    assert heard["id"] == first["id"] and heard["distance"] < 1
+    assert upstairs.none_within(0.5), "a post on another floor reached the upstairs stream"
+    assert outside["id"] not in (ground["id"], first["id"])
+    for reader in (canteen, upstairs):
+        reader.close()
