@@ -95,6 +95,9 @@ extension Board {
 
     public var placeCount: Int { placeDirectory.withLock { $0.places.count } }
 
+    /// The store's revision the directory was read at.
+    public var placeRevision: Int64 { placeDirectory.withLock { $0.revision } }
+
     private func placeRegistry() throws -> any PlaceStore {
         guard let placeStore else { throw StoreError.unavailable("this board has no place registry") }
         return placeStore

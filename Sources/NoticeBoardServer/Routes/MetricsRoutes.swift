@@ -13,6 +13,8 @@ struct MetricsRoutes: Sendable {
     let streamSubscribers: Gauge
     let indexReady: Gauge
     let residentBytes: Gauge
+    let places: Gauge
+    let placeRevision: Gauge
     /// When set, a scrape must carry `Authorization: Bearer <token>`.
     let token: String?
 
@@ -25,6 +27,9 @@ struct MetricsRoutes: Sendable {
         indexReady = registry.makeGauge(name: "noticeboard_index_ready", help: "1 once the index is loaded.")
         residentBytes = registry.makeGauge(
             name: "noticeboard_process_resident_bytes", help: "Resident memory of the process; the index is most of it.")
+        places = registry.makeGauge(name: "noticeboard_places", help: "Places this instance knows.")
+        placeRevision = registry.makeGauge(
+            name: "noticeboard_place_revision", help: "The store's place revision this instance has loaded (instances agree when in step).")
     }
 
     func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
@@ -39,6 +44,8 @@ struct MetricsRoutes: Sendable {
             postsIndexed.set(Double(board.postCount))
             streamSubscribers.set(Double(board.feed.subscriberCount))
             indexReady.set(board.isLoaded ? 1.0 : 0.0)
+            places.set(Double(board.placeCount))
+            placeRevision.set(Double(board.placeRevision))
             if let resident = Self.residentMemoryBytes() { residentBytes.set(Double(resident)) }
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
