@@ -16,6 +16,8 @@ public final class PlaceShape: Sendable, Equatable {
     let minX: Int64, maxX: Int64, minY: Int64, maxY: Int64
     /// Edges by horizontal strip: a point or a box meets only the edges of its strips.
     let strips: EdgeStrips
+    /// Edges in a tree of boxes: whether a box meets any edge.
+    let hierarchy: EdgeHierarchy
 
     /// The vertices as stored (each rounded to 1e-7°), longitudes in [-180, 180].
     public let vertices: [(lon: Double, lat: Double)]
@@ -27,6 +29,7 @@ public final class PlaceShape: Sendable, Equatable {
         (minX, maxX) = (xs.min()!, xs.max()!)
         (minY, maxY) = (ys.min()!, ys.max()!)
         strips = EdgeStrips(xs: xs, ys: ys, minY: minY, maxY: maxY)
+        hierarchy = EdgeHierarchy(xs: xs, ys: ys)
     }
 
     public static func == (a: PlaceShape, b: PlaceShape) -> Bool { a === b }
@@ -107,7 +110,8 @@ struct EdgeStrips: Sendable {
     let items: [Int32]
 
     init(xs: [Int64], ys: [Int64], minY: Int64, maxY: Int64) {
-        let count = max(1, min(xs.count, 256))
+        // About two strips a vertex: a strip then holds little more than the edges crossing it.
+        let count = max(1, min(2 * xs.count, 2048))
         self.minY = minY
         height = max(1, (maxY - minY) / Int64(count) + 1)
         var buckets = [[Int32]](repeating: [], count: count)
@@ -131,9 +135,4 @@ struct EdgeStrips: Sendable {
         return items[Int(starts[s])..<Int(starts[s + 1])]
     }
 
-    /// The edges that may meet heights `low...high`, an edge once per strip it crosses.
-    func edges(from low: Int64, through high: Int64) -> ArraySlice<Int32> {
-        let first = strip(of: max(low, minY)), last = strip(of: high)
-        return items[Int(starts[first])..<Int(starts[last + 1])]
-    }
 }

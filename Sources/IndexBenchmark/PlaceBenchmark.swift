@@ -3,8 +3,8 @@ import GeoIndex
 
 /// `BENCH_PROFILE=places`: nearby, browse and counts narrowed to a place, beside the same
 /// query narrowed by the place's bounding box alone, on the same tree and centres. Places are
-/// star-shaped concave rings around each query point: a campus (200 vertices, about 400 m
-/// across) and a city (1000 vertices, about 16 km across).
+/// concave outlines around each query point: a campus (200 vertices, about 400 m across) and a
+/// city (1000 vertices, about 16 km across).
 func runPlaceBenchmark(posts: [IndexedPost], queries: [Query], runs: Int) {
     let clock = ContinuousClock()
     func microseconds(_ d: Duration) -> Double { (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18) * 1e6 }
@@ -16,9 +16,12 @@ func runPlaceBenchmark(posts: [IndexedPost], queries: [Query], runs: Int) {
         let shapes: [(Query, PlaceShape)] = queries.compactMap { q in
             let degrees = radiusMetres / 111_195
             let stretch = 1 / max(0.05, cos(q.lat * .pi / 180))
+            // A concave outline with bays and headlands, its vertices a little uneven, as drawn.
+            let phase = Double.random(in: 0..<(2 * .pi), using: &generator)
             let ring = (0..<vertices).map { i -> (lon: Double, lat: Double) in
                 let angle = Double(i) / Double(vertices) * 2 * .pi
-                let r = degrees * (i % 2 == 0 ? 1 : Double.random(in: 0.6...0.9, using: &generator))
+                let wobble = 1 + 0.25 * sin(3 * angle + phase) + 0.1 * sin(7 * angle) + Double.random(in: -0.01...0.01, using: &generator)
+                let r = degrees * wobble
                 return (q.lon + r * cos(angle) * stretch, q.lat + r * sin(angle))
             }
             guard ring.allSatisfy({ abs($0.lon) <= 180 && abs($0.lat) <= 90 }), let shape = try? PlaceShape.validated(ring) else { return nil }
