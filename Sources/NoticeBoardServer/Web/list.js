@@ -1,7 +1,7 @@
 // "Around me": the notes near the person's position, nearest first, with distance and direction.
 import { getJSON } from "./api.js";
-import { noteItem } from "./render.js";
 import { distance, bearing, distanceText } from "./geo.js";
+import { noteItem } from "./render.js";
 import { placeName } from "./places.js";
 import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
 

@@ -102,15 +102,20 @@ function placeShape(place) {
   // Leaflet reads a string as HTML: a node keeps the name text.
   const label = document.createElement("span");
   label.textContent = place.name;
-  shape.bindTooltip(label, { permanent: map.getZoom() >= LABELS_FROM_ZOOM, direction: "center", className: "place-label" });
+  // A lasting label stands on the top edge, outside, so it never hides the notes inside.
+  const permanent = map.getZoom() >= LABELS_FROM_ZOOM;
+  shape.bindTooltip(label, { permanent, direction: permanent ? "top" : "center", offset: [0, permanent ? -2 : 0], className: "place-label" });
+  const top = Math.max(...ring.map(([, lat]) => lat));
+  const west = Math.min(...ring.map(([lon]) => lon)), east = Math.max(...ring.map(([lon]) => lon));
   shape.on("add", () => {
+    if (permanent) shape.openTooltip(L.latLng(top, (west + east) / 2 + shift));
     const element = shape.getElement();
     if (!element) return;
     element.dataset.place = place.slug;
     element.setAttribute("tabindex", "0");
     element.setAttribute("role", "button");
     element.setAttribute("aria-label", `${place.name}, ${place.postCount} note${place.postCount === 1 ? "" : "s"}: show the whole place`);
-    element.addEventListener("focus", () => shape.openTooltip());
+    element.addEventListener("focus", () => { if (!permanent) shape.openTooltip(); });
     element.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" && event.key !== " ") return;
       event.preventDefault();

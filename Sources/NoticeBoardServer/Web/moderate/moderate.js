@@ -1,7 +1,8 @@
 // The moderation page: log in, find notes by tag, week or dates, status and reports, hide or
-// restore many at once, delete one with a reason, follow a client, read the audit log, and
-// place beacons on a map. Every text from the board is shown as text, never HTML.
+// restore many at once, delete one with a reason, follow a client, read the audit log,
+// place beacons on a map, and draw places with their announcements (places.js). Every text from the board is shown as text, never HTML.
 import { getJSON, request } from "../api.js";
+import { setUpPlaceEditor, loadPlaces } from "./places.js";
 
 const $ = (selector) => document.querySelector(selector);
 const status = $("#status");
@@ -74,6 +75,7 @@ function showView(view) {
   });
   if (view === "audit") loadAudit();
   if (view === "beacons") loadBeacons();
+  if (view === "places") loadPlaces();
 }
 document.querySelectorAll("#mod-tabs [role=tab]").forEach((tab) => tab.addEventListener("click", () => showView(tab.dataset.view)));
 
@@ -359,4 +361,5 @@ $("#beacon-form").addEventListener("submit", async (event) => {
   }
 });
 
+setUpPlaceEditor({ call, announce });
 if (token) loggedIn(sessionStorage.getItem("noticeboard-moderator")); else loggedOut("Log in to moderate.");
