@@ -262,7 +262,7 @@ extension RTreeIndex {
 
     /// Every post in the box that passes the filter; posts of nodes wholly inside the filter's
     /// place skip the place test.
-    func forEachMatchingPost(in box: GeoBox, filter: PostFilter, _ body: (IndexedPost) -> Void) {
+    public func forEachMatchingPost(in box: GeoBox, filter: PostFilter, _ body: (IndexedPost) -> Void) {
         guard root >= 0 else { return }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
         var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]

@@ -45,6 +45,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where Leaflet is installed (Debian's libjs-leaflet). Default /usr/share/javascript/leaflet. Env: NOTICEBOARD_LEAFLET_DIR.")
     var leafletDir: String?
 
+    @Option(help: "Where Chart.js is installed (Debian's libjs-chart.js), for the moderators' dashboard. Default /usr/share/javascript/chart.js. Env: NOTICEBOARD_CHARTJS_DIR.")
+    var chartDir: String?
+
     @Option(help: "An origin allowed to call the API from its pages, e.g. https://example.org (repeatable). Default none. Env: NOTICEBOARD_CORS_ORIGINS (comma-separated).")
     var corsOrigin: [String] = []
 
@@ -134,7 +137,8 @@ struct ServeCommand: AsyncParsableCommand {
             page: PageSettings(
                 tileURL: Environment.value(tileURL, "NOTICEBOARD_TILE_URL") ?? PageSettings.openStreetMapTiles,
                 tileAttribution: Environment.value(tileAttribution, "NOTICEBOARD_TILE_ATTRIBUTION") ?? PageSettings.openStreetMapAttribution,
-                leafletDirectory: Environment.value(leafletDir, "NOTICEBOARD_LEAFLET_DIR") ?? PageSettings.debianLeaflet))
+                leafletDirectory: Environment.value(leafletDir, "NOTICEBOARD_LEAFLET_DIR") ?? PageSettings.debianLeaflet,
+                chartDirectory: Environment.value(chartDir, "NOTICEBOARD_CHARTJS_DIR") ?? PageSettings.debianChartJS))
         settings.corsOrigins = corsOrigin.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_CORS_ORIGINS")) : corsOrigin
         settings.streamsPerClient = try Environment.integer(streamsPerClient, "NOTICEBOARD_STREAMS_PER_CLIENT", default: 16)
         switch (Environment.value(tlsCert, "NOTICEBOARD_TLS_CERT"), Environment.value(tlsKey, "NOTICEBOARD_TLS_KEY")) {

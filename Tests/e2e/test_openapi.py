@@ -16,7 +16,7 @@ CONTRACT_OPERATIONS = {
     ("post", "/api/v1/moderation/posts/{id}/restore"), ("delete", "/api/v1/moderation/posts/{id}"), ("get", "/api/v1/moderation/audit"),
     ("put", "/api/v1/moderation/places/{slug}"), ("delete", "/api/v1/moderation/places/{slug}"), ("get", "/api/v1/places"),
     ("get", "/api/v1/places/{slug}"), ("post", "/api/v1/moderation/places/{slug}/announcements"),
-    ("delete", "/api/v1/moderation/announcements/{id}"), ("get", "/api/v1/places/{slug}/announcements"),
+    ("delete", "/api/v1/moderation/announcements/{id}"), ("get", "/api/v1/places/{slug}/announcements"), ("get", "/api/v1/moderation/stats"),
 }
 
 

@@ -1,3 +1,5 @@
+import GeoIndex
+
 /// Moderation's store of record: statuses, reports and the audit log.
 public protocol ModerationStore: Sendable {
     /// Changes a post's status and writes the audit entry in one transaction; deleting erases
@@ -8,6 +10,10 @@ public protocol ModerationStore: Sendable {
     func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome
     func moderationPosts(_ query: ModerationQuery) async throws -> Page<ModeratedPost>
     func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry>
+    /// Reports, hides (manual and automatic) and deletes made in `from..<to` and posts made then
+    /// that are no longer visible, each at its post's position, and the posting clients; within
+    /// the box when one is given (the caller narrows further, to a place).
+    func activity(from: Int64, to: Int64, box: GeoBox?) async throws -> ModerationActivity
 }
 
 /// Moderators' accounts and their session tokens (stored only as digests).

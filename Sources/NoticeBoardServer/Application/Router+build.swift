@@ -34,6 +34,7 @@ func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
     AuthRoutes(auth: auth, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5), throttle: LoginThrottle())
         .register(on: routes, authenticated: routes.group("/api/v1/auth", middleware: ModeratorAuthenticator(auth: auth)))
     ModerationRoutes(board: board).register(on: moderation)
+    StatisticsRoutes(board: board).register(on: moderation)
     BeaconRoutes(board: board).register(on: routes, moderation: moderation)
     PlaceRoutes(board: board).register(on: routes, moderation: moderation)
     StreamRoutes(
@@ -47,7 +48,7 @@ func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
     return router
 }
 
-/// The web page and Leaflet, read into memory at start: tried only where no route answers (so
+/// The web page, Leaflet and Chart.js, read into memory at start: tried only where no route answers (so
 /// `/` and its assets), with Last-Modified/ETag revalidation.
 private func addFileMiddleware(to router: Router<AppRequestContext>, settings: ServerSettings, logger: Logger) {
     let page = InMemoryFiles(directory: settings.resolvedWebDirectory, logger: logger)
@@ -58,4 +59,9 @@ private func addFileMiddleware(to router: Router<AppRequestContext>, settings: S
     router.middlewares.add(PrecompressedFilesMiddleware(files: leaflet, urlPrefix: "/vendor/leaflet"))
     router.middlewares.add(
         FileMiddleware(fileProvider: leaflet, urlBasePath: "/vendor/leaflet", cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])])))
+    // Chart.js from Debian's libjs-chart.js, under /vendor/chartjs/, for the moderators' dashboard.
+    let charts = InMemoryFiles(directory: settings.page.chartDirectory, logger: logger)
+    router.middlewares.add(PrecompressedFilesMiddleware(files: charts, urlPrefix: "/vendor/chartjs"))
+    router.middlewares.add(
+        FileMiddleware(fileProvider: charts, urlBasePath: "/vendor/chartjs", cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])])))
 }

@@ -9,6 +9,7 @@ struct ModerationRoutes: Sendable {
 
     func register(on moderation: Routes<some RouterMethods<AppRequestContext>>) {
         moderation.on(.get, "/posts", use: posts)
+        moderation.on(.get, "/posts.csv", use: export)
         moderation.on(.post, "/posts/{id}/hide") { request, context in
             try await change(.hide, request: request, context: context, reasonRequired: true)
         }
@@ -26,6 +27,28 @@ struct ModerationRoutes: Sendable {
         let page = try await board.moderationPosts(try ModerationQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(PageJSON<PostJSON>.posts(page.items.map(PostJSON.init(moderated:)), nextCursor: page.nextCursor))
     }
+
+    /// The filtered list (every page of it, up to `exportLimit` rows) as CSV for `noticeboard import`.
+    @Sendable func export(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try context.moderator()
+        var query = try ModerationQuery(QueryParameters(urlQuery: request.uri.query))
+        query.limit = 500
+        var text = PostCSV.header
+        var rows = 0
+        while rows < Self.exportLimit {
+            let page = try await board.moderationPosts(query)
+            for post in page.items.prefix(Self.exportLimit - rows) { text += PostCSV.row(post) }
+            rows += page.items.count
+            guard let next = page.nextCursor, case .time(let createdAt, let id) = try PageCursor(decoding: next) else { break }
+            query.after = (createdAt, id)
+        }
+        return Response(
+            status: .ok,
+            headers: [.contentType: "text/csv; charset=utf-8", .contentDisposition: "attachment; filename=\"noticeboard-notes.csv\""],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static let exportLimit = 100_000
 
     func change(_ action: ModerationAction, request: Request, context: AppRequestContext, reasonRequired: Bool) async throws -> Response {
         let moderator = try context.moderator()

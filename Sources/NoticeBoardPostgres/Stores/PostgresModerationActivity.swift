@@ -1,0 +1,64 @@
+import GeoIndex
+import NoticeBoardCore
+import PostgresNIO
+
+/// The database's part of the moderators' statistics: events and posters in a time range,
+/// within a box, each read in one statement.
+extension PostgresModerationStore {
+    public func activity(from: Int64, to: Int64, box: GeoBox?) async throws -> ModerationActivity {
+        // The box as longitude ranges on canonical longitudes (180 is written -180).
+        var wests: [Double] = [], easts: [Double] = []
+        for part in box?.nonCrossingParts ?? [] {
+            wests.append(part.west)
+            easts.append(part.east)
+            if part.east == 180 { (wests, easts) = (wests + [-180], easts + [-180]) }
+        }
+        let (westEdges, eastEdges) = (wests, easts)
+        let (south, north, anywhere) = (box?.south ?? -90, box?.north ?? 90, box == nil)
+        return try await StoreErrors.bounded { [self] in
+            var events: [ModerationActivity.Event] = []
+            for try await (kind, at, lat, lon, floor, tag) in try await client.query(
+                """
+                WITH range AS (SELECT timestamptz 'epoch' + \(from)::int8 * interval '1 millisecond' AS low,
+                                      timestamptz 'epoch' + \(to)::int8 * interval '1 millisecond' AS high),
+                happened AS (
+                    SELECT 'report' AS kind, r.created_at AS at, r.post_id FROM reports r, range
+                    WHERE r.created_at >= range.low AND r.created_at < range.high
+                    UNION ALL
+                    SELECT CASE WHEN a.action = 'delete' THEN 'delete' ELSE 'hide' END, a.at, a.post_id FROM audit_log a, range
+                    WHERE a.action IN ('hide', 'auto_hide', 'delete') AND a.at >= range.low AND a.at < range.high
+                    UNION ALL
+                    SELECT 'removed', p.created_at, p.id FROM posts p, range
+                    WHERE p.status <> 'visible' AND p.created_at >= range.low AND p.created_at < range.high
+                )
+                SELECT h.kind, (extract(epoch FROM h.at) * 1000)::int8, p.lat, p.lon, p.floor, p.tag
+                FROM happened h JOIN posts p ON p.id = h.post_id
+                WHERE \(anywhere) OR (p.lat BETWEEN \(south) AND \(north)
+                      AND EXISTS (SELECT 1 FROM unnest(\(westEdges)::float8[], \(eastEdges)::float8[]) AS b(w, e)
+                                  WHERE (CASE WHEN p.lon = 180 THEN -180 ELSE p.lon END) BETWEEN b.w AND b.e))
+                LIMIT 1000000
+                """, logger: logger
+            ).decode((String, Int64, Double, Double, Int16?, String).self) {
+                let kinds: [String: ModerationActivity.Kind] = ["report": .report, "hide": .hide, "delete": .delete, "removed": .removedPost]
+                guard let kind = kinds[kind] else { continue }
+                events.append(.init(kind: kind, at: at, lat: lat, lon: lon, floor: floor.map(Int.init), tag: tag))
+            }
+            var posters: [ModerationActivity.Poster] = []
+            for try await (lat, lon, floor, hash) in try await client.query(
+                """
+                SELECT DISTINCT p.lat, p.lon, p.floor, p.client_hash FROM posts p
+                WHERE p.client_hash IS NOT NULL
+                  AND p.created_at >= timestamptz 'epoch' + \(from)::int8 * interval '1 millisecond'
+                  AND p.created_at < timestamptz 'epoch' + \(to)::int8 * interval '1 millisecond'
+                  AND (\(anywhere) OR (p.lat BETWEEN \(south) AND \(north)
+                       AND EXISTS (SELECT 1 FROM unnest(\(westEdges)::float8[], \(eastEdges)::float8[]) AS b(w, e)
+                                   WHERE (CASE WHEN p.lon = 180 THEN -180 ELSE p.lon END) BETWEEN b.w AND b.e)))
+                LIMIT 1000000
+                """, logger: logger
+            ).decode((Double, Double, Int16?, String).self) {
+                posters.append(.init(lat: lat, lon: lon, floor: floor.map(Int.init), clientHash: hash))
+            }
+            return ModerationActivity(events: events, posters: posters)
+        }
+    }
+}
