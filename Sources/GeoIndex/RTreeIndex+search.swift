@@ -198,87 +198,76 @@ extension RTreeIndex {
             }
             return (grid.clusters(), total)
         }
-        let wantedTags = filter.tags.map(NodeSummary.mask(of:))
-        let tagBitsAreExact = highestTag < 64
-        var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]
-        while let (node, isLeaf, parentInPlace) = stack.popLast() {
-            let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
-            guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
-                let inPlace = Self.placeRelation(summary, filter.place, parentInPlace: parentInPlace)
-            else { continue }
-            if summary.count > 1, summary.isInside(box), summary.allMatch(filter, tagBitsAreExact: tagBitsAreExact),
-                filter.place == nil || inPlace, grid.addWhole(summary)
-            {
-                total += summary.count
-                continue
+        walk(in: box, filter: filter, whole: { summary in
+            guard summary.count > 1, grid.addWhole(summary) else { return false }
+            total += summary.count
+            return true
+        }, leaf: { node, inPlace in
+            let base = Int(node) * Self.leafCapacity
+            let place = inPlace ? nil : filter.place
+            // Only the columns a cluster needs: a whole post is seven of them.
+            for slot in base..<(base + Int(leafFill[Int(node)])) {
+                let lat = columns.latitude(slot), lon = columns.longitude(slot)
+                guard box.contains(lat: lat, lon: lon), columns.passesAttributes(slot, filter) else { continue }
+                if let place, !columns.isInside(slot, place) { continue }
+                grid.add(id: columns.id[slot], lat: lat, lon: lon)
+                total += 1
             }
-            if isLeaf {
-                let base = Int(node) * Self.leafCapacity
-                let place = inPlace ? nil : filter.place
-                // Only the columns a cluster needs: a whole post is seven of them.
-                for slot in base..<(base + Int(leafFill[Int(node)])) {
-                    let lat = columns.latitude(slot), lon = columns.longitude(slot)
-                    guard box.contains(lat: lat, lon: lon), columns.passesAttributes(slot, filter) else { continue }
-                    if let place, !columns.isInside(slot, place) { continue }
-                    grid.add(id: columns.id[slot], lat: lat, lon: lon)
-                    total += 1
-                }
-            } else {
-                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf, inPlace)) }
-            }
-        }
+        })
         return (grid.clusters(), total)
     }
 
     /// How many posts in the box match the filter: nodes wholly inside the box, the filter and
     /// the place are counted from their summaries.
     public func count(in box: GeoBox, filter: PostFilter) -> Int {
-        guard root >= 0 else { return 0 }
-        let wantedTags = filter.tags.map(NodeSummary.mask(of:))
-        let tagBitsAreExact = highestTag < 64
         var total = 0
-        var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]
-        while let (node, isLeaf, parentInPlace) = stack.popLast() {
-            let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
-            guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
-                let inPlace = Self.placeRelation(summary, filter.place, parentInPlace: parentInPlace)
-            else { continue }
-            if summary.isInside(box), summary.allMatch(filter, tagBitsAreExact: tagBitsAreExact), filter.place == nil || inPlace {
-                total += summary.count
-            } else if isLeaf {
-                var refined = filter
-                if inPlace { refined.place = nil }
-                let base = Int(node) * Self.leafCapacity
-                for slot in base..<(base + Int(leafFill[Int(node)])) {
-                    let post = columns.post(at: slot)
-                    if box.contains(lat: post.lat, lon: post.lon), refined.matches(post) { total += 1 }
-                }
-            } else {
-                forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf, inPlace)) }
-            }
-        }
+        forEachMatchingPost(in: box, filter: filter, whole: { summary in
+            total += summary.count
+            return true
+        }, each: { _ in total += 1 })
         return total
     }
 
     /// Every post in the box that passes the filter; posts of nodes wholly inside the filter's
     /// place skip the place test.
     public func forEachMatchingPost(in box: GeoBox, filter: PostFilter, _ body: (IndexedPost) -> Void) {
+        forEachMatchingPost(in: box, filter: filter, whole: { _ in false }, each: body)
+    }
+
+    /// The same; `whole` may take a node wholly inside the box, the filter and the place at
+    /// once (returning true), without its posts.
+    func forEachMatchingPost(in box: GeoBox, filter: PostFilter, whole: (NodeSummary) -> Bool, each body: (IndexedPost) -> Void) {
+        walk(in: box, filter: filter, whole: whole) { node, inPlace in
+            var refined = filter
+            if inPlace { refined.place = nil }
+            let base = Int(node) * Self.leafCapacity
+            for slot in base..<(base + Int(leafFill[Int(node)])) {
+                let post = columns.post(at: slot)
+                if box.contains(lat: post.lat, lon: post.lon), refined.matches(post) { body(post) }
+            }
+        }
+    }
+
+    /// Depth first over the nodes that may hold a post in the box passing the filter: a node
+    /// wholly inside the box, the filter and the place is offered to `whole` (true: taken, not
+    /// descended); every other leaf goes to `leaf` with whether it lies wholly in the place.
+    func walk(in box: GeoBox, filter: PostFilter, whole: (NodeSummary) -> Bool, leaf: (Int32, Bool) -> Void) {
         guard root >= 0 else { return }
         let wantedTags = filter.tags.map(NodeSummary.mask(of:))
+        let tagBitsAreExact = highestTag < 64
         var stack: [(node: Int32, isLeaf: Bool, inPlace: Bool)] = [(root, rootIsLeaf, false)]
         while let (node, isLeaf, parentInPlace) = stack.popLast() {
             let summary = isLeaf ? leafSummary[Int(node)] : nodeSummary[Int(node)]
-            guard summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
+            guard summary.count > 0, summary.mayIntersect(box), summary.mayMatch(filter, tagMask: wantedTags),
                 let inPlace = Self.placeRelation(summary, filter.place, parentInPlace: parentInPlace)
             else { continue }
+            if summary.isInside(box), summary.allMatch(filter, tagBitsAreExact: tagBitsAreExact), filter.place == nil || inPlace,
+                whole(summary)
+            {
+                continue
+            }
             if isLeaf {
-                var refined = filter
-                if inPlace { refined.place = nil }
-                let base = Int(node) * Self.leafCapacity
-                for slot in base..<(base + Int(leafFill[Int(node)])) {
-                    let post = columns.post(at: slot)
-                    if box.contains(lat: post.lat, lon: post.lon), refined.matches(post) { body(post) }
-                }
+                leaf(node, inPlace)
             } else {
                 forEachChild(of: node) { child, childIsLeaf, _ in stack.append((child, childIsLeaf, inPlace)) }
             }
