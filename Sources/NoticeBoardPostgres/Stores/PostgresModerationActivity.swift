@@ -29,7 +29,7 @@ extension PostgresModerationStore {
                     WHERE a.action IN ('hide', 'auto_hide', 'delete') AND a.at >= range.low AND a.at < range.high
                     UNION ALL
                     SELECT 'removed', p.created_at, p.id FROM posts p, range
-                    WHERE p.status <> 'visible' AND p.created_at >= range.low AND p.created_at < range.high
+                    WHERE p.status IN ('hidden', 'deleted') AND p.created_at >= range.low AND p.created_at < range.high
                 )
                 SELECT h.kind, (extract(epoch FROM h.at) * 1000)::int8, p.lat, p.lon, p.floor, p.tag
                 FROM happened h JOIN posts p ON p.id = h.post_id
