@@ -9,14 +9,19 @@ struct PlaceFollower {
     let logger: Logger
 
     func run() async throws {
+        var failing = false
         while true {
-            try await Task.sleep(for: interval)
+            // While the database is away, ask once a second and say so once, not four times a second.
+            try await Task.sleep(for: failing ? max(interval, .seconds(1)) : interval)
             do {
                 try await board.reloadPlaces(onlyIfChanged: true)
+                if failing { logger.info("places reload works again") }
+                failing = false
             } catch is CancellationError {
                 return
             } catch {
-                logger.warning("places reload failed; retrying", metadata: ["error": "\(error)"])
+                if !failing { logger.warning("places reload failed; retrying every second", metadata: ["error": "\(error)"]) }
+                failing = true
             }
         }
     }
