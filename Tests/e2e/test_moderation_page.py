@@ -14,6 +14,8 @@ from selenium.webdriver.support.ui import Select
 from conftest import BINARY, Server
 from test_browser import XSS, browser_factory, iso, screenshot, wait_for  # noqa: F401 (fixture)
 
+WEB = os.path.join(os.path.dirname(__file__), "../../web")  # the page as edited, not the build's copy
+
 
 @pytest.fixture
 def moderated_board(data_dir, tmp_path):
@@ -34,7 +36,7 @@ def moderated_board(data_dir, tmp_path):
     added = subprocess.run([BINARY, "moderator", "add", "alice", "--data-dir", data_dir], input="alice-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
-    server = Server(data_dir, "--tile-url", "/no-tiles/{z}/{x}/{y}.png")
+    server = Server(data_dir, "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB)
     for message in ("First note from this phone", "Second note from this phone"):
         assert server.post({"lat": 51.5, "lon": -0.12, "message": message, "tag": "lifestyle"}).status_code == 201
     yield server
@@ -63,6 +65,8 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
     driver.find_element(By.ID, "password").clear()
     driver.find_element(By.ID, "password").send_keys("alice-password-123")
     driver.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "view-dashboard").is_displayed(), message="the dashboard first")
+    driver.find_element(By.ID, "tab-notes").click()
     wait_for(driver, lambda d: len(table_messages(d)) == 7, message="all notes")
     assert XSS in table_messages(driver) and driver.find_elements(By.CSS_SELECTOR, "#notes-table img") == []
 

@@ -4,6 +4,8 @@
 // Every text from the board is shown as text, never HTML.
 import { getJSON } from "../api.js";
 import { unwrapRing } from "../geo.js";
+import { openOnBusiestArea } from "./busiest.js";
+import { button, cardRow, cell } from "./dom.js";
 
 const $ = (selector) => document.querySelector(selector);
 const FIELDS = ["name", "slug", "description", "floors", "polygon"];
@@ -146,24 +148,6 @@ function ringToSend() {
   return ringLatLngs().map(({ lat, lng }) => [Number(wrap(lng).toFixed(7)), Number(lat.toFixed(7))]);
 }
 
-/** Opens the map on the board's busiest spot: the biggest cluster, followed down the zooms. */
-async function openOnBusiestArea() {
-  let centre = null;
-  let previousZoom = null;
-  for (const zoom of [3, 7, 11, 15]) {
-    const half = previousZoom === null ? null : 360 / 2 ** previousZoom;
-    const bbox = centre === null ? null : [
-      Math.max(-180, centre.lon - half), Math.max(-90, centre.lat - half), Math.min(180, centre.lon + half), Math.min(90, centre.lat + half),
-    ].map((value) => Number(value.toFixed(6))).join(",");
-    const { clusters } = await getJSON("/api/v1/posts/clusters", { zoom, bbox });
-    if (!clusters.length) break;
-    const biggest = clusters.reduce((best, cluster) => (cluster.count > best.count ? cluster : best));
-    centre = { lat: biggest.lat, lon: biggest.lon };
-    previousZoom = zoom;
-  }
-  if (centre && corners.length === 0 && !editing) map.setView([centre.lat, centre.lon], 17);
-}
-
 function ensureMap() {
   if (map || typeof window.L === "undefined") return;
   map = L.map("place-map", { doubleClickZoom: false }).setView([20, 0], 2);
@@ -182,7 +166,8 @@ function ensureMap() {
     addCorner(event.latlng);
     announce(`${countText()}.`);
   });
-  openOnBusiestArea().catch(() => {});
+  // Drawing starts at street level on the board's busiest spot, unless a drawing has begun.
+  openOnBusiestArea(map, call, { zoom: 17, unless: () => corners.length > 0 || editing !== null }).catch(() => {});
 }
 
 // The form
@@ -305,32 +290,17 @@ async function remove(place) {
 
 // The list
 
-function cell(text) {
-  const td = document.createElement("td");
-  td.textContent = text;
-  return td;
-}
-
-function button(label, onClick, className) {
-  const element = document.createElement("button");
-  element.type = "button";
-  element.textContent = label;
-  if (className) element.className = className;
-  element.addEventListener("click", onClick);
-  return element;
-}
-
 function placeRow(place) {
-  const row = document.createElement("tr");
-  row.dataset.slug = place.slug;
-  const actions = document.createElement("td");
+  const actions = cell("", "actions");
   const editButton = button("Edit", () => edit(place));
   editButton.setAttribute("aria-label", `Edit ${place.name}`);
   const deleteButton = button("Delete…", () => remove(place), "danger");
   deleteButton.setAttribute("aria-label", `Delete ${place.name}`);
   actions.append(editButton, deleteButton);
-  row.append(cell(place.name), cell(place.slug), cell(String(unwrapRing(place.polygon).length)),
-    cell(place.floors ? `${place.floors[0]} to ${place.floors[1]}` : "all"), cell(String(place.postCount)), actions);
+  const row = cardRow([cell(place.name, "name", "Name"), cell(place.slug, "slug", "Slug"),
+    cell(String(unwrapRing(place.polygon).length), "corners", "Corners"),
+    cell(place.floors ? `${place.floors[0]} to ${place.floors[1]}` : "all", "floors", "Floors"), cell(String(place.postCount), "count", "Notes"), actions]);
+  row.dataset.slug = place.slug;
   return row;
 }
 
@@ -342,6 +312,17 @@ function drawOther(place) {
   label.textContent = place.name;
   shape.bindTooltip(label, { sticky: true });
   othersLayer.addLayer(shape);
+}
+
+/** Opens the place `slug` in the editor (from the audit log), or says it is gone. */
+export async function openPlace(slug) {
+  try {
+    const place = known.get(slug) ?? await getJSON(`/api/v1/places/${encodeURIComponent(slug)}`);
+    edit(place);
+    document.querySelector(`#places-table tr[data-slug="${CSS.escape(slug)}"]`)?.scrollIntoView({ block: "nearest" });
+  } catch (error) {
+    announce(error.status === 404 ? `The place ${slug} no longer exists.` : error.message);
+  }
 }
 
 export async function loadPlaces(append = false) {

@@ -1,0 +1,67 @@
+// The audit log: who did what, why, and to what. An entry links to what it concerns: a note
+// (shown alone in Notes), a beacon (edited in Beacons), a place or its announcement (opened in
+// Places). The dashboard shows the latest entries with the same rows.
+import { $, button, cardRow, cell } from "./dom.js";
+import { announcerFor, call, showView } from "./desk.js";
+import { openNote } from "./notes.js";
+import { focusBeacon } from "./beacons.js";
+import { openPlace } from "./places.js";
+
+const announce = announcerFor("audit");
+let auditCursor = null;
+
+const BEACON_ACTIONS = new Set(["beacon_put", "beacon_delete"]);
+const PLACE_ACTIONS = new Set(["place_put", "place_delete"]);
+const ANNOUNCEMENT_ACTIONS = new Set(["announcement_post", "announcement_delete"]);
+
+/** What an entry concerns, as a link-like button (or a text when there is nothing to open). */
+function concerns(entry) {
+  const td = cell("", "concerns", "Concerns");
+  const link = (label, description, open) => {
+    const opener = button(label, open, "link");
+    opener.setAttribute("aria-label", description);
+    td.append(opener);
+  };
+  if (entry.postId !== null && entry.postId !== undefined) {
+    link(`Note ${entry.postId}`, `Show note ${entry.postId}`, () => openNote(entry.postId));
+  } else if (entry.replyId !== null && entry.replyId !== undefined) {
+    td.textContent = `Reply ${entry.replyId}`;
+  } else if (BEACON_ACTIONS.has(entry.action) && entry.reason) {
+    link(`Beacon ${entry.reason}`, `Show beacon ${entry.reason}`, async () => {
+      await showView("beacons");
+      focusBeacon(entry.reason);
+    });
+  } else if ((PLACE_ACTIONS.has(entry.action) || ANNOUNCEMENT_ACTIONS.has(entry.action)) && entry.reason) {
+    const slug = entry.reason.split(" ")[0];
+    link(`Place ${slug}`, `Show place ${slug}`, async () => {
+      await showView("places");
+      openPlace(slug);
+    });
+  }
+  return td;
+}
+
+/** An audit row: When, Who, Action, Concerns, Reason (“(none)” when none was given). */
+export function auditRow(entry) {
+  const reason = cell(entry.reason ?? "(none)", entry.reason === null ? "reason none" : "reason", "Reason");
+  return cardRow([cell(new Date(entry.at).toLocaleString(), "when", "When"), cell(entry.actor, "actor", "Who"),
+    cell(entry.action, "action", "Action"), concerns(entry), reason]);
+}
+
+export async function loadAudit(append = false) {
+  try {
+    const page = await call("GET", "/api/v1/moderation/audit", { params: { limit: 100, cursor: append ? auditCursor : null } });
+    const body = $("#audit-table tbody");
+    if (!append) body.replaceChildren();
+    body.append(...page.entries.map(auditRow));
+    auditCursor = page.nextCursor;
+    $("#audit-more").hidden = !auditCursor;
+    announce(`${body.children.length}${auditCursor ? "+" : ""} audit entries.`);
+  } catch (error) {
+    announce(error.message);
+  }
+}
+
+export function setUpAudit() {
+  $("#audit-more").addEventListener("click", () => loadAudit(true));
+}

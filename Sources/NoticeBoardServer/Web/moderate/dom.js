@@ -1,0 +1,48 @@
+// Small builders for the moderation page: every text goes in as text, never as HTML.
+
+export const $ = (selector) => document.querySelector(selector);
+
+/** An element with a class, a text and attributes. */
+export function element(tag, { className, text, attributes = {} } = {}) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = text;
+  for (const [name, value] of Object.entries(attributes)) node.setAttribute(name, value);
+  return node;
+}
+
+/** A table cell; `label` names its column on a phone, where rows become cards. */
+export function cell(text, className, label) {
+  const td = element("td", { className, text });
+  if (label) td.dataset.label = label;
+  return td;
+}
+
+/**
+ * A row of a table that becomes cards on a phone (class `cards`). Its roles are explicit: a
+ * table shown as blocks keeps its rows and cells for screen readers.
+ */
+export function cardRow(cells, className) {
+  const row = element("tr", { className, attributes: { role: "row" } });
+  for (const td of cells) td.setAttribute("role", "cell");
+  row.append(...cells);
+  return row;
+}
+
+export function button(label, onClick, className) {
+  const node = element("button", { className, text: label, attributes: { type: "button" } });
+  node.addEventListener("click", onClick);
+  return node;
+}
+
+const utcFormats = {
+  hour: new Intl.DateTimeFormat(undefined, { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
+  day: new Intl.DateTimeFormat(undefined, { timeZone: "UTC", weekday: "short", day: "numeric", month: "short" }),
+  week: new Intl.DateTimeFormat(undefined, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" }),
+};
+
+/** A bucket's start as people read it, in UTC like the buckets themselves. */
+export function bucketLabel(start, bucket) {
+  const text = utcFormats[bucket].format(new Date(start));
+  return bucket === "week" ? `Week of ${text}` : text;
+}

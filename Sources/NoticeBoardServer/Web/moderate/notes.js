@@ -1,0 +1,304 @@
+// The Notes view: find notes by tag, week or dates, status, reports and client; hide (with a
+// reason, undoable for a few seconds) or restore (with a reason of its own, or none) one or many;
+// delete one with a reason; show one note alone (from the audit log or the reported queue);
+// download what the filters find as CSV. On a phone each row is a card (moderate.css).
+import { $, button, cardRow, cell, element } from "./dom.js";
+import { announce as announceAnywhere, announcerFor, call, fetchBlob, showView } from "./desk.js";
+
+const announce = announcerFor("notes");
+const shown = new Map(); // id → moderated post in the table
+const UNDO_SECONDS = 8;
+let notesCursor = null;
+let focused = null; // {id, createdAt}: the one note shown alone, or null for the filters' list
+let loads = 0; // only the latest load fills the table
+
+function localDayStart(dateText, plusDays = 0) {
+  const [year, month, day] = dateText.split("-").map(Number);
+  return new Date(year, month - 1, day + plusDays).toISOString();
+}
+
+/** `2026-W47` → the Monday and Sunday of that ISO week. */
+function weekDays(weekText) {
+  const [year, week] = weekText.split("-W").map(Number);
+  const fourth = new Date(year, 0, 4);
+  const monday = new Date(year, 0, 4 - ((fourth.getDay() + 6) % 7) + (week - 1) * 7);
+  const sunday = new Date(monday.getFullYear(), monday.getMonth(), monday.getDate() + 6);
+  const text = (date) => `${date.getFullYear()}-${String(date.getMonth() + 1).padStart(2, "0")}-${String(date.getDate()).padStart(2, "0")}`;
+  return [text(monday), text(sunday)];
+}
+
+/** The list's query: the filters, or the focused note's exact time (`from <= createdAt < to`). */
+function noteFilters() {
+  if (focused) {
+    const at = new Date(focused.createdAt).getTime();
+    return { from: new Date(at).toISOString(), to: new Date(at + 1).toISOString(), status: "all" };
+  }
+  return {
+    tag: $("#f-tag").value.trim(),
+    from: $("#f-from").value ? localDayStart($("#f-from").value) : null,
+    to: $("#f-to").value ? localDayStart($("#f-to").value, 1) : null,
+    status: $("#f-status").value,
+    reported: $("#f-reported").checked ? "true" : null,
+    clientId: $("#f-client").value.trim(),
+  };
+}
+
+function noteRow(post) {
+  const select = element("td", { className: "select" });
+  const box = element("input", { className: "pick", attributes: { type: "checkbox", "aria-label": `Select note ${post.id}` } });
+  select.append(box);
+  const client = cell("", "client", "Client");
+  if (post.clientId) {
+    const link = button(post.clientId.slice(0, 8), () => {
+      $("#f-client").value = post.clientId;
+      focused = null;
+      loadNotes();
+    }, "link");
+    link.setAttribute("aria-label", `Other notes from client ${post.clientId.slice(0, 8)}`);
+    client.append(link);
+  }
+  const actions = element("td", { className: "actions" });
+  const named = (label, onClick, className) => {
+    const action = button(label, onClick, className);
+    action.setAttribute("aria-label", `${label.replace("…", "")} note ${post.id}`);
+    return action;
+  };
+  if (post.status === "visible") actions.append(named("Hide", () => hide([post.id])));
+  if (post.status === "hidden") actions.append(named("Restore", () => restore([post.id])));
+  if (post.status !== "deleted") actions.append(named("Delete…", () => askDelete(post), "danger"));
+  const row = cardRow([select, cell(String(post.id), "id", "Id"), cell(new Date(post.createdAt).toLocaleString(), "when", "When"),
+    cell(post.tag, "tag", "Tag"), cell(post.message, "message"), cell(post.status, "status", "Status"),
+    cell(String(post.reportCount), "reports", "Reports"), client, actions], post.status);
+  row.dataset.id = String(post.id);
+  if (focused?.id === post.id) row.classList.add("focused");
+  return row;
+}
+
+export async function loadNotes(append = false) {
+  $("#note-focus").hidden = !focused;
+  if (focused) $("#note-focus-text").textContent = `Showing note ${focused.id} only.`;
+  const load = ++loads;
+  try {
+    const page = await call("GET", "/api/v1/moderation/posts", { params: { ...noteFilters(), limit: 100, cursor: append ? notesCursor : null } });
+    if (load !== loads) return;
+    const body = $("#notes-table tbody");
+    if (!append) {
+      body.replaceChildren();
+      shown.clear();
+      $("#select-all").checked = false;
+    }
+    // A focused note is found by its time: others posted in the same millisecond are left out.
+    const posts = focused ? page.posts.filter((post) => post.id === focused.id) : page.posts;
+    for (const post of posts) {
+      shown.set(post.id, post);
+      body.append(noteRow(post));
+    }
+    notesCursor = focused ? null : page.nextCursor;
+    $("#notes-more").hidden = !notesCursor;
+    if (focused) announce(posts.length ? `Note ${focused.id}, shown alone.` : `Note ${focused.id} is not on the board.`);
+    else announce(`${shown.size}${notesCursor ? "+" : ""} notes match.`);
+  } catch (error) {
+    if (load === loads) announce(error.message);
+  }
+}
+
+/** Shows one note alone in the Notes view (from the reported queue: the post is at hand). */
+export function focusNote(post) {
+  focused = { id: post.id, createdAt: post.createdAt };
+  return showView("notes");
+}
+
+/** The filters' list again, not one note alone (the Notes tab). */
+export function unfocus() { focused = null; }
+
+/** The Notes view with every reported note (the dashboard's queue in full). */
+export function showReported() {
+  focused = null;
+  $("#note-filters").reset();
+  $("#f-reported").checked = true;
+  return showView("notes");
+}
+
+/**
+ * Shows a note known only by its id (an audit entry): visible notes by the public endpoint,
+ * hidden and deleted ones found in their (short) lists.
+ */
+export async function openNote(id) {
+  announceAnywhere(`Looking for note ${id}…`);
+  let post = null;
+  try {
+    post = await call("GET", `/api/v1/posts/${id}`);
+  } catch (error) {
+    if (error.status !== 404) { announceAnywhere(error.message); return; }
+    try {
+      post = await findAmong(id, "hidden") ?? await findAmong(id, "deleted");
+    } catch (searchError) { announceAnywhere(searchError.message); return; }
+  }
+  if (!post) {
+    announceAnywhere(`Note ${id} was not found among visible, hidden or deleted notes.`);
+    return;
+  }
+  await focusNote(post);
+}
+
+async function findAmong(id, status, pages = 4) {
+  let cursor = null;
+  for (let page = 0; page < pages; page += 1) {
+    const found = await call("GET", "/api/v1/moderation/posts", { params: { status, limit: 500, cursor } });
+    const post = found.posts.find((item) => item.id === id);
+    if (post || !found.nextCursor) return post ?? null;
+    cursor = found.nextCursor;
+  }
+  return null;
+}
+
+function selectedIds() {
+  return [...document.querySelectorAll("#notes-table tbody tr")].filter((row) => row.querySelector(".pick").checked).map((row) => Number(row.dataset.id));
+}
+
+/** One action on many notes; resolves to [done ids, failure lines]. */
+async function act(ids, action, reason) {
+  const done = [];
+  const failures = [];
+  for (const id of ids) {
+    try {
+      await call("POST", `/api/v1/moderation/posts/${id}/${action}`, { body: reason ? { reason } : {} });
+      done.push(id);
+    } catch (error) {
+      failures.push(`${id}: ${error.message}`);
+    }
+  }
+  return [done, failures];
+}
+
+const counted = (ids) => (ids.length === 1 ? `note ${ids[0]}` : `${ids.length} notes`);
+const failed = (failures) => (failures.length ? ` Failed: ${failures.join("; ")}` : "");
+
+/** Hides notes with the reason given (required); for a few seconds the status line offers Undo. */
+export async function hide(ids, { reasonField = "#bulk-reason", reload = loadNotes, say = announce } = {}) {
+  const reason = $(reasonField).value.trim();
+  if (!reason) {
+    say("Give a reason to hide notes.");
+    $(reasonField).focus();
+    return;
+  }
+  say(`Hiding ${counted(ids)}…`);
+  const [done, failures] = await act(ids, "hide", reason);
+  await reload();
+  const undo = done.length ? {
+    label: "Undo", seconds: UNDO_SECONDS, description: `Undo: restore ${counted(done)}`,
+    run: async () => {
+      say(`Restoring ${counted(done)}…`);
+      const [restored, undoFailures] = await act(done, "restore", "undo");
+      await reload();
+      say(`Undone: restored ${counted(restored)}.${failed(undoFailures)}`);
+    },
+  } : undefined;
+  say(`Hid ${done.length === 1 ? `note ${done[0]}` : `${done.length} notes`}.${failed(failures)}`, { action: undo });
+}
+
+/** Restores notes with the restore's own reason (optional: none is sent as none). */
+async function restore(ids) {
+  const reason = $("#restore-reason").value.trim();
+  announce(`Restoring ${counted(ids)}…`);
+  const [done, failures] = await act(ids, "restore", reason);
+  $("#restore-reason").value = ""; // one restore's reason is not the next one's
+  await loadNotes();
+  announce(`Restored ${done.length === 1 ? `note ${done[0]}` : `${done.length} notes`}${reason ? ` (${reason})` : ""}.${failed(failures)}`);
+}
+
+// Deleting: always confirmed, always with a reason.
+
+let deleting = null;
+
+function askDelete(post) {
+  deleting = post;
+  $("#delete-id").textContent = String(post.id);
+  $("#delete-preview").textContent = post.message;
+  $("#delete-reason").value = "";
+  $("#delete-error").textContent = "";
+  $("#delete-dialog").showModal();
+  $("#delete-reason").focus();
+}
+
+async function confirmDelete(event) {
+  event.preventDefault();
+  const reason = $("#delete-reason").value.trim();
+  if (!reason) {
+    $("#delete-error").textContent = "A reason is required.";
+    return;
+  }
+  try {
+    await call("DELETE", `/api/v1/moderation/posts/${deleting.id}`, { body: { reason } });
+    $("#delete-dialog").close();
+    await loadNotes();
+    announce(`Deleted note ${deleting.id}.`);
+  } catch (error) {
+    $("#delete-error").textContent = error.message;
+  }
+}
+
+// The filtered list as CSV, the columns `noticeboard import` reads. The endpoint wants the
+// token, so the file is fetched and handed to the browser as a download.
+
+function csvName(filters) {
+  const parts = ["noticeboard-notes"];
+  if (filters.tag) parts.push(filters.tag.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, "-").replace(/^-+|-+$/g, "") || "tag");
+  if (filters.status && filters.status !== "all") parts.push(filters.status);
+  parts.push(new Date().toISOString().slice(0, 10));
+  return `${parts.join("-")}.csv`;
+}
+
+async function downloadCSV() {
+  const filters = noteFilters();
+  const link = $("#download-csv");
+  link.disabled = true;
+  announce("Preparing the CSV file…");
+  try {
+    const blob = await fetchBlob("/api/v1/moderation/posts.csv", filters);
+    const url = URL.createObjectURL(blob);
+    const anchor = element("a", { attributes: { href: url, download: csvName(filters), hidden: "" } });
+    document.body.append(anchor);
+    anchor.click();
+    anchor.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    announce(`Downloaded ${anchor.download}${focused ? ` (note ${focused.id} only)` : ""}.`);
+  } catch (error) {
+    announce(`No CSV: ${error.message}`);
+  } finally {
+    link.disabled = false;
+  }
+}
+
+export function setUpNotes() {
+  $("#f-week").addEventListener("change", () => {
+    if (!$("#f-week").value) return;
+    const [monday, sunday] = weekDays($("#f-week").value);
+    $("#f-from").value = monday;
+    $("#f-to").value = sunday;
+  });
+  $("#note-filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    focused = null;
+    loadNotes();
+  });
+  $("#note-focus-clear").addEventListener("click", () => {
+    focused = null;
+    loadNotes();
+  });
+  $("#notes-more").addEventListener("click", () => loadNotes(true));
+  $("#select-all").addEventListener("change", () => {
+    document.querySelectorAll("#notes-table .pick").forEach((box) => { box.checked = $("#select-all").checked; });
+  });
+  $("#hide-selected").addEventListener("click", () => {
+    const ids = selectedIds().filter((id) => shown.get(id)?.status === "visible");
+    ids.length ? hide(ids) : announce("Nothing to hide: select visible notes first.");
+  });
+  $("#restore-selected").addEventListener("click", () => {
+    const ids = selectedIds().filter((id) => shown.get(id)?.status === "hidden");
+    ids.length ? restore(ids) : announce("Nothing to restore: select hidden notes first.");
+  });
+  $("#download-csv").addEventListener("click", downloadCSV);
+  $("#delete-cancel").addEventListener("click", () => $("#delete-dialog").close());
+  $("#delete-form").addEventListener("submit", confirmDelete);
+}
