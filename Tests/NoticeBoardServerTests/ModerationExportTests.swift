@@ -19,6 +19,9 @@ import Testing
             let hide = try await http.execute(uri: "/api/v1/moderation/posts/\(ids[3])/hide", method: .post, headers: ModerationTests.bearer(token),
                                               body: ByteBuffer(string: #"{"reason": "spam"}"#))
             #expect(hide.status == .ok)
+            let deleted = try await http.postJSON(postJSON(lat: 22.4, lon: 114.2, message: "to be deleted", tag: "food")).decoded(PostBody.self).id
+            #expect(try await http.execute(uri: "/api/v1/moderation/posts/\(deleted)", method: .delete, headers: ModerationTests.bearer(token),
+                                           body: ByteBuffer(string: #"{"reason": "abuse"}"#)).status == .noContent)
             #expect(try await http.get("/api/v1/moderation/posts.csv").status == .unauthorized)
             let response = try await http.execute(uri: "/api/v1/moderation/posts.csv?tag=food", method: .get, headers: ModerationTests.bearer(token))
             #expect(response.status == .ok && response.headers[.contentType] == "text/csv; charset=utf-8")
@@ -29,7 +32,7 @@ import Testing
             let header = try #require(records.first)
             #expect(header == ["id", "lat", "lon", "heading", "message", "tag", "createdAt", "accuracy", "floor", "beacon", "status"])
             let imported = try records.dropFirst().map { try ImportedPost(json: try ImportedPost.members(header: header, fields: $0)) }
-            // Newest first, as the list: the hidden one, then the plain one, then the tricky one.
+            // Newest first, as the list: the hidden one, then the plain one, then the tricky one; the deleted one has no text to import.
             #expect(imported.map(\.draft.message) == ["hidden one", "plain", "Soup, \"hot\"\nand bread"])
             #expect(imported.map(\.status) == [.hidden, .visible, .visible])
             #expect(imported.allSatisfy { $0.draft.lat == 22.4 && $0.draft.lon == 114.2 && $0.draft.floor == 2 && $0.draft.tag == "food" })

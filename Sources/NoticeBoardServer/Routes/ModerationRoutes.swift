@@ -28,7 +28,7 @@ struct ModerationRoutes: Sendable {
         return JSONResponse.make(PageJSON<PostJSON>.posts(page.items.map(PostJSON.init(moderated:)), nextCursor: page.nextCursor))
     }
 
-    /// The filtered list (every page of it, up to `exportLimit` rows) as CSV for `noticeboard import`.
+    /// The filtered list (every page of it, up to `exportLimit` rows read) as CSV for `noticeboard import`.
     @Sendable func export(_ request: Request, context: AppRequestContext) async throws -> Response {
         _ = try context.moderator()
         var query = try ModerationQuery(QueryParameters(urlQuery: request.uri.query))
@@ -37,7 +37,8 @@ struct ModerationRoutes: Sendable {
         var rows = 0
         while rows < Self.exportLimit {
             let page = try await board.moderationPosts(query)
-            for post in page.items.prefix(Self.exportLimit - rows) { text += PostCSV.row(post) }
+            // A deleted note has no text left to import: left out, as `noticeboard export` does.
+            for post in page.items.prefix(Self.exportLimit - rows) where post.status != .deleted { text += PostCSV.row(post) }
             rows += page.items.count
             guard let next = page.nextCursor, case .time(let createdAt, let id) = try PageCursor(decoding: next) else { break }
             query.after = (createdAt, id)
