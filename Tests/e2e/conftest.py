@@ -124,3 +124,16 @@ def server_factory(data_dir):
     with open(os.path.join(OUTPUT, "e2e-server.log"), "a") as log:
         for server in servers:
             log.writelines(server.lines)
+
+
+def stop_and_clean(server, data_dir):
+    """Stops a test's own server (its output joins the e2e log) and removes its data directory,
+    never leaving a cluster behind."""
+    if server:
+        server.stop()
+        os.makedirs(OUTPUT, exist_ok=True)
+        with open(os.path.join(OUTPUT, "e2e-server.log"), "a") as log:
+            log.writelines(server.lines)
+    if cluster_running(data_dir):
+        subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
+    shutil.rmtree(data_dir, ignore_errors=True)

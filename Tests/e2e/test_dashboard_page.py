@@ -18,15 +18,14 @@ import time
 
 import pytest
 import requests
-import selenium_axe_python
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from conftest import BINARY, OUTPUT, Server, cluster_running
+from accessibility import axe_violations
+from conftest import BINARY, Server, stop_and_clean
 from test_browser import HERE, METRES_PER_DEGREE, SCREENSHOTS, browser_factory, iso, wait_for  # noqa: F401 (fixture)
 
 WEB = os.path.join(os.path.dirname(__file__), "../../web")
-AXE = os.path.join(os.path.dirname(selenium_axe_python.__file__), "axe-core", "axe.min.js")
 CSV_HEADER = ["id", "lat", "lon", "heading", "message", "tag", "createdAt", "accuracy", "floor", "beacon", "status"]
 WIDTH = {"hour": 3_600_000, "day": 86_400_000, "week": 7 * 86_400_000}
 EAST = (HERE[0], HERE[1] + 3000 / (METRES_PER_DEGREE * math.cos(math.radians(HERE[0]))))  # 3 km east
@@ -139,14 +138,7 @@ def desk():
         desk.api("PUT", "/api/v1/moderation/places/town-hall", json={"name": "Town hall", "polygon": square})
         yield desk
     finally:
-        if server:
-            server.stop()
-            os.makedirs(OUTPUT, exist_ok=True)
-            with open(os.path.join(OUTPUT, "e2e-server.log"), "a") as log:
-                log.writelines(server.lines)
-        if cluster_running(data_dir):
-            subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
-        shutil.rmtree(data_dir, ignore_errors=True)
+        stop_and_clean(server, data_dir)
 
 
 # The page
@@ -214,13 +206,7 @@ def row_status(driver, post_id):
 
 
 def serious_violations(driver):
-    with open(AXE, encoding="utf8") as handle:
-        driver.execute_script(handle.read())
-    driver.set_script_timeout(30)
-    return driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document).then((results) => done(results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) =>
-            `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)));""")
+    return axe_violations(driver, impacts={"serious", "critical"})
 
 
 def script_errors(driver):

@@ -5,22 +5,20 @@ accessibility violations; a bow tie is refused with the server's polygon error."
 import datetime
 import math
 import os
-import shutil
 import subprocess
 import tempfile
 
 import pytest
 import requests
-import selenium_axe_python
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
-from conftest import BINARY, OUTPUT, Server, cluster_running
+from accessibility import axe_violations
+from conftest import BINARY, Server, stop_and_clean
 from test_browser import HERE, METRES_PER_DEGREE, browser_factory, screenshot, wait_for  # noqa: F401 (fixture)
 
 WEB = os.path.join(os.path.dirname(__file__), "../../web")
-AXE = os.path.join(os.path.dirname(selenium_axe_python.__file__), "axe-core", "axe.min.js")
 OPENING_ZOOM = 17  # the moderation map opens on the busiest spot at this zoom
 # The square drawn, in pixels from the map's centre (x right, y down), clockwise from top left.
 SQUARE = [(-90, -70), (90, -70), (90, 70), (-90, 70)]
@@ -47,24 +45,7 @@ def places_board():
         assert server.post({"lat": HERE[0], "lon": east, "message": OUTSIDE, "tag": "lifestyle"}).status_code == 201
         yield server
     finally:
-        if server:
-            server.stop()
-            os.makedirs(OUTPUT, exist_ok=True)
-            with open(os.path.join(OUTPUT, "e2e-server.log"), "a") as log:
-                log.writelines(server.lines)
-        if cluster_running(data_dir):
-            subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
-        shutil.rmtree(data_dir, ignore_errors=True)
-
-
-def axe_violations(driver):
-    with open(AXE, encoding="utf8") as handle:
-        driver.execute_script(handle.read())
-    driver.set_script_timeout(30)
-    return driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
-        axe.run(document).then((results) => done(results.violations.map((v) =>
-            `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)));""")
+        stop_and_clean(server, data_dir)
 
 
 def log_in(driver, server):
