@@ -302,16 +302,28 @@ def test_the_dashboard_draws_every_chart_from_the_seeded_data(desk, browser_fact
     Select(driver.find_element(By.ID, "d-period")).select_by_value("day")
     wait_for_dashboard(driver, "day")
 
-    # The map of activity: a circle per busiest cell of its view, the same cells as the API's.
-    map_element = driver.find_element(By.ID, "dash-map")
-    wait_for(driver, lambda d: map_element.get_attribute("data-bbox") is not None and int(map_element.get_attribute("data-cells") or 0) > 0,
-             message="the map's cells")
-    bbox = map_element.get_attribute("data-bbox")
-    cells = desk.api("GET", "/api/v1/moderation/stats", params={"bucket": "day", "bbox": bbox or None})["topCells"]
-    wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#dash-map path.leaflet-interactive")) == len(cells), message="one circle a cell")
+    # The map of activity: a circle per busiest cell of its view, the same cells as the API's for
+    # the view and period it last drew (it redraws as the map settles and the period changes).
     open_table(driver, "table-cells")
-    rows = driver.execute_script("return [...document.querySelectorAll('#table-cells tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))")
-    assert rows == [[str(rank + 1), f"{cell['lat']:.5f}", f"{cell['lon']:.5f}", str(cell["count"])] for rank, cell in enumerate(cells)]
+    drawn = {}
+
+    def map_agrees_with_api(d):
+        shown = d.execute_script("""const map = document.getElementById('dash-map');
+            return {bucket: map.dataset.bucket, bbox: map.dataset.bbox, cells: Number(map.dataset.cells || 0),
+                    circles: map.querySelectorAll('path.leaflet-interactive').length,
+                    rows: [...document.querySelectorAll('#table-cells tbody tr')].map((r) => [...r.cells].map((c) => c.textContent))};""")
+        if shown["bucket"] != "day" or shown["bbox"] is None or shown["cells"] == 0:
+            return False
+        cells = desk.api("GET", "/api/v1/moderation/stats", params={"bucket": "day", "bbox": shown["bbox"] or None})["topCells"]
+        drawn.update(shown=shown, cells=cells)
+        return (shown["rows"] == [[str(rank + 1), f"{cell['lat']:.5f}", f"{cell['lon']:.5f}", str(cell["count"])] for rank, cell in enumerate(cells)]
+                and shown["circles"] == len(cells))
+
+    try:
+        wait_for(driver, map_agrees_with_api, timeout=15, message="the map's cells and table as the API's")
+    except Exception:
+        pytest.fail(f"the map disagrees with the API: {drawn}")
+    cells = drawn["cells"]
     busiest = cells[0]
     assert abs(busiest["lat"] - HERE[0]) < 0.01 and abs(busiest["lon"] - HERE[1]) < 0.01, busiest  # most notes are at HERE
 

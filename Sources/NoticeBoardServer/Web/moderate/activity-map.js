@@ -54,6 +54,7 @@ function draw(stats, bbox) {
   }
   const container = map.getContainer();
   container.dataset.bbox = bbox ?? "";
+  container.dataset.bucket = stats.bucket;
   container.dataset.cells = String(cells.length);
   $("#d-map-legend").textContent = cells.length
     ? `${cells.length} busiest cells of this view, each about ${sizeText(stats.cellDegrees)} across, drawn at its notes' mean position: bigger and redder means more notes.`
