@@ -34,6 +34,11 @@ public final class PlaceShape: Sendable, Equatable {
 
     public static func == (a: PlaceShape, b: PlaceShape) -> Bool { a === b }
 
+    /// Whether both have the same vertices (a place read again is a new object with the same outline).
+    public func hasSameOutline(as other: PlaceShape) -> Bool {
+        self === other || (xs == other.xs && ys == other.ys)
+    }
+
     public var vertexCount: Int { xs.count }
 
     static let fullTurn = Int64(360 * FixedDegrees.unitsPerDegree)

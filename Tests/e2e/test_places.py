@@ -66,11 +66,31 @@ def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server
     outside = server.post({"lat": 22.4201, "lon": 114.2065, "message": "outside", "tag": "food"}).json()
     ground = server.post({"lat": 22.4190, "lon": 114.2065, "message": "on the edge, ground floor", "tag": "food", "floor": 0}).json()
     first = server.post({"lat": 22.4195, "lon": 114.2065, "message": "first floor", "tag": "food", "floor": 1}).json()
-    assert {json.loads(canteen.next()["data"])["id"], json.loads(canteen.next()["data"])["id"]} == {ground["id"], first["id"]}
+    canteen_events = [canteen.next(), canteen.next()]
+    assert {json.loads(event["data"])["id"] for event in canteen_events} == {ground["id"], first["id"]}
     assert canteen.none_within(0.5), "a post outside the place reached its stream"
     heard = json.loads(upstairs.next()["data"])
     assert heard["id"] == first["id"] and heard["distance"] < 1
     assert upstairs.none_within(0.5), "a post on another floor reached the upstairs stream"
     assert outside["id"] not in (ground["id"], first["id"])
-    for reader in (canteen, upstairs):
+
+    # Redrawn: the canteen grows north. Its stream ends (it would go on matching the old outline);
+    # resuming with Last-Event-ID hears what was posted in the new part meanwhile. The other
+    # place's stream goes on: its outline did not change when the places were read again.
+    grown = [[114.2060, 22.4190], [114.2070, 22.4190], [114.2070, 22.4210], [114.2060, 22.4210]]
+    source.write_text(json.dumps({"type": "FeatureCollection", "features": [feature({"slug": "canteen", "name": "Canteen"}, grown)]}))
+    assert subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, timeout=120).returncode == 0
+    deadline = time.time() + 5
+    while len(server.get("/api/v1/places/canteen").json()["polygon"]) != 4 or server.get("/api/v1/places/canteen").json()["polygon"][2][1] != 22.421:
+        assert time.time() < deadline, "the server did not follow the redrawn place"
+        time.sleep(0.05)
+    north = server.post({"lat": 22.4205, "lon": 114.2065, "message": "in the new part", "tag": "food", "floor": 1}).json()
+    south = server.post({"lat": 22.4195, "lon": 114.2065, "message": "in both outlines", "tag": "food", "floor": 2}).json()
+    assert canteen.ended.wait(5), "the stream of a redrawn place went on"
+    assert canteen.none_within(0.2), "an event reached the stream of the old outline"
+    assert json.loads(upstairs.next()["data"])["id"] == south["id"]
+    assert not upstairs.ended.is_set(), "a place whose outline did not change lost its stream"
+    resumed = EventReader(server.url + "/api/v1/posts/stream", {"place": "canteen"}, headers={"Last-Event-ID": canteen_events[-1]["id"]})
+    assert [json.loads(resumed.next()["data"])["id"] for _ in range(2)] == [north["id"], south["id"]]
+    for reader in (canteen, upstairs, resumed):
         reader.close()

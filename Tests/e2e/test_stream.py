@@ -13,6 +13,7 @@ class EventReader:
     def __init__(self, url, params, headers=None):
         self.events = queue.Queue()
         self.comments = []
+        self.ended = threading.Event()
         self.response = requests.get(url, params=params, headers=headers or {}, stream=True, timeout=(5, 60))
         threading.Thread(target=self._read, daemon=True).start()
 
@@ -31,6 +32,8 @@ class EventReader:
                     event[key] = value[1:] if value.startswith(" ") else value
         except Exception:
             pass
+        finally:
+            self.ended.set()
 
     def next(self, timeout=5):
         return self.events.get(timeout=timeout)

@@ -15,8 +15,18 @@ enum PostCSV {
         return fields.map(quoted).joined(separator: ",") + "\r\n"
     }
 
+    /// Works on bytes, not characters: a comma or quote followed by a combining mark is one
+    /// Swift character, yet the importer (and every CSV reader) splits on the byte.
     static func quoted(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        let quote = UInt8(ascii: "\""), special: Set<UInt8> = [UInt8(ascii: ","), quote, UInt8(ascii: "\n"), UInt8(ascii: "\r")]
+        guard field.utf8.contains(where: special.contains) else { return field }
+        var bytes: [UInt8] = [quote]
+        bytes.reserveCapacity(field.utf8.count + 8)
+        for byte in field.utf8 {
+            bytes.append(byte)
+            if byte == quote { bytes.append(quote) }
+        }
+        bytes.append(quote)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }

@@ -20,6 +20,7 @@ struct PlaceRoutes: Sendable {
     /// `?bbox=&limit=&cursor=`, and as an extension `lat`, `lon` (and `floor`): the places
     /// holding that point, which is how the page says where you are.
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try board.requireLoaded()
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let box = try parameters.box()
         let limit = try parameters.limit()
@@ -39,6 +40,7 @@ struct PlaceRoutes: Sendable {
     }
 
     @Sendable func announcements(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try board.requireLoaded()
         guard let list = board.announcements(of: context.parameters.get("slug") ?? "") else { throw APIError.notFound("no such place") }
         return JSONResponse.make(["announcements": list.map(AnnouncementJSON.init)])
     }
@@ -77,6 +79,7 @@ struct PlaceRoutes: Sendable {
     }
 
     private func found(_ context: AppRequestContext) throws -> Place {
+        try board.requireLoaded()
         guard let place = board.place(slug: context.parameters.get("slug") ?? "") else { throw APIError.notFound("no such place") }
         return place
     }

@@ -21,7 +21,7 @@ struct PostRoutes: Sendable {
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         // Until the index is loaded a new post could miss it: nothing is accepted before then.
-        try requireLoaded()
+        try board.requireLoaded()
         let json = try await JSONBody.read(request)
         let submission = try PostSubmission(json: json)
         let idempotency = try request.headers[Self.idempotencyKeyHeader].map { key throws(ValidationError) in
@@ -49,7 +49,7 @@ struct PostRoutes: Sendable {
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try requireLoaded()
+        try board.requireLoaded()
         guard let id = context.parameters.get("id").flatMap({ Int64($0) }), let post = board.post(id: id) else {
             throw APIError.notFound("no such post")
         }
@@ -57,7 +57,7 @@ struct PostRoutes: Sendable {
     }
 
     @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try requireLoaded()
+        try board.requireLoaded()
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let fields = try PostFields.parse(parameters)
         let page = try await board.nearby(try NearbyQuery(parameters))
@@ -66,7 +66,7 @@ struct PostRoutes: Sendable {
     }
 
     @Sendable func browse(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try requireLoaded()
+        try board.requireLoaded()
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let query = try BrowseQuery(parameters)
         let fields = try PostFields.parse(parameters, available: PostFields.all.subtracting([.distance, .bearing]))
@@ -76,18 +76,14 @@ struct PostRoutes: Sendable {
     }
 
     @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try requireLoaded()
+        try board.requireLoaded()
         let result = try board.clusters(ClustersQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(ClustersJSON(clusters: result.clusters.map(ClustersJSON.Entry.init), total: result.total))
     }
 
     @Sendable func tags(_ request: Request, context: AppRequestContext) async throws -> Response {
-        try requireLoaded()
+        try board.requireLoaded()
         let counts = try board.tags(TagsQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(TagCountsJSON(tags: counts.map { .init(tag: $0.tag, count: $0.count) }))
-    }
-
-    private func requireLoaded() throws {
-        guard board.isLoaded else { throw APIError.unavailable("the index is still loading; retry shortly") }
     }
 }

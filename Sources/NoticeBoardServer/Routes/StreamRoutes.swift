@@ -28,6 +28,7 @@ struct StreamRoutes: Sendable {
 
     @Sendable func stream(_ request: Request, context: AppRequestContext) async throws -> Response {
         var parsed = try StreamQuery(QueryParameters(urlQuery: request.uri.query))
+        if parsed.place != nil { try board.requireLoaded() }
         parsed.resolvedPlace = try board.streamPlace(parsed.place)
         let query = parsed
         let lastEventID = request.headers[Self.lastEventIDHeader].flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
@@ -40,6 +41,7 @@ struct StreamRoutes: Sendable {
             HTTPField.Name("X-Accel-Buffering")!: "no",
         ]
         let connectionClosed = context.connectionClosed
+        let board = self.board
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
             defer { ticket.close() }
             let subscription = feed.subscribe(after: lastEventID, cells: query.cells)
@@ -64,7 +66,14 @@ struct StreamRoutes: Sendable {
             }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
+                    var placeRevision = board.placeRevision
                     for await event in subscription.events {
+                        // A place redrawn or deleted ends its streams: the client reconnects with
+                        // Last-Event-ID and follows the new outline (or learns the place is gone).
+                        if let held = query.resolvedPlace, board.placeRevision != placeRevision {
+                            placeRevision = board.placeRevision
+                            guard let current = board.place(slug: held.slug), current.shape.hasSameOutline(as: held.shape), current.floors == held.floors else { break }
+                        }
                         if let text = Self.encode(event, for: query) { send(text) }
                     }
                     // The feed dropped this subscriber (too far behind): end the stream.

@@ -54,7 +54,7 @@ function tagSeries(stats) {
   const tags = Object.entries(stats.totals.byTag ?? {}).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([tag]) => tag);
   const drawn = tags.length > TAGS_DRAWN ? tags.slice(0, TAGS_DRAWN - 1) : tags;
   const series = drawn.map((tag, index) => ({
-    key: tag, label: tag, colour: PALETTE[index % PALETTE.length], data: stats.buckets.map((bucket) => bucket.byTag[tag] ?? 0),
+    key: tag, label: tag, colour: PALETTE[index % PALETTE.length], data: stats.buckets.map((bucket) => (Object.hasOwn(bucket.byTag, tag) ? bucket.byTag[tag] : 0)),
   }));
   if (drawn.length < tags.length) {
     const rest = new Set(drawn);
