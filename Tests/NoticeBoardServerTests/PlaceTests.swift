@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import DatabaseTestSupport
 import NoticeBoardCore
 import Testing
 
@@ -202,6 +203,33 @@ import Testing
             #expect(try await remove("zero") == .badRequest)
             #expect(try await http.get("/api/v1/places/canteen/announcements").decoded(Announcements.self).announcements.isEmpty)
             #expect(try await http.get("/api/v1/places/nowhere/announcements").status == .notFound)
+        }
+    }
+
+    /// The board keeps 10 000 places: the next new one is a 409 and nothing is written; an
+    /// existing place can still be redrawn, and a deletion makes room.
+    @Test func aNewPlacePastTheLimitIsRefusedAndNothingIsLost() async throws {
+        let app = try await ModerationTests.app()
+        try await TestDatabase.withClient(app.endpoint) { client in
+            try await client.query("""
+                INSERT INTO places (slug, name, polygon)
+                SELECT 'p' || g, 'Place ' || g, ARRAY[114.206, 22.419, 114.207, 22.419, 114.207, 22.42]::float8[]
+                FROM generate_series(1, \(PlaceLimits.places - 1)) AS g
+                """, logger: TestDatabase.logger)
+        }
+        try await app.test { http, _ in
+            let token = try await Self.token(http)
+            let body = #"{"name": "Canteen", "polygon": \#(Self.square)}"#
+            #expect(try await Self.put(http, token, "canteen", body).status == .created)
+            let refused = try await Self.put(http, token, "cafe", body)
+            #expect(refused.status == .conflict)
+            #expect(try refused.decoded(ErrorBody.self).error.message.contains("10000 places"))
+            #expect(try await http.get("/api/v1/places/cafe").status == .notFound)
+            #expect(try await Self.put(http, token, "canteen", body.replacingOccurrences(of: "Canteen", with: "Canteen, east")).status == .ok)
+            #expect(try await http.get("/api/v1/places/canteen").decoded(PlaceBody.self).name == "Canteen, east")
+            #expect(try await http.get("/api/v1/places/p1").status == .ok)
+            #expect(try await http.execute(uri: "/api/v1/moderation/places/p1", method: .delete, headers: ModerationTests.bearer(token)).status == .noContent)
+            #expect(try await Self.put(http, token, "cafe", body).status == .created)
         }
     }
 

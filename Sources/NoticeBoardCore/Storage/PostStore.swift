@@ -61,4 +61,6 @@ public enum StoreError: Error, Sendable, Equatable {
     /// PostgreSQL refused a value (SQLSTATE class 22, "data exception"): the client's input,
     /// not the database, is at fault.
     case invalidInput(String)
+    /// The store holds as many of a thing as it keeps (a board's places): nothing was written.
+    case limitReached(String)
 }

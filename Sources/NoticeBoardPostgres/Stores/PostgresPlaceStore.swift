@@ -34,7 +34,7 @@ public struct PostgresPlaceStore: PlaceStore {
                 logger: logger
             ).decode((String, String, [Double], Int16?, Int16?, String).self) {
                 let ring = stride(from: 0, to: polygon.count - 1, by: 2).map { (lon: polygon[$0], lat: polygon[$0 + 1]) }
-                guard let shape = try? PlaceShape.validated(ring) else {
+                guard let shape = try? PlaceShape.validated(ring, checkedBefore: true) else {
                     logger.error("stored place has an invalid polygon; skipped", metadata: ["slug": "\(slug)"])
                     continue
                 }
@@ -59,6 +59,14 @@ public struct PostgresPlaceStore: PlaceStore {
         let floorMin = place.floors.map { Int16($0.lowerBound) }, floorMax = place.floors.map { Int16($0.upperBound) }
         return try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
+                // Place writes take turns (they are rare), so the count below stays true until commit.
+                try await connection.query("LOCK TABLE places IN SHARE ROW EXCLUSIVE MODE", logger: logger)
+                for try await full in try await connection.query(
+                    "SELECT count(*) >= \(PlaceLimits.places) AND NOT EXISTS (SELECT 1 FROM places WHERE slug = \(place.slug)) FROM places",
+                    logger: logger
+                ).decode(Bool.self) where full {
+                    throw StoreError.limitReached("the board holds \(PlaceLimits.places) places, as many as it keeps: delete one first")
+                }
                 var created = false
                 // xmax = 0 only on a freshly inserted row: tells a create from a replacement.
                 for try await inserted in try await connection.query(

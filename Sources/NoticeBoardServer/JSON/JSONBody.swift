@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import NIOCore
 import NoticeBoardCore
 
 /// Request bodies: `application/json` (any charset parameter) or 415, at most 16 KiB (chunked
@@ -27,7 +28,12 @@ enum JSONBody {
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > maxBytes {
             throw APIError.payloadTooLarge(limit: maxBytes)
         }
-        let buffer = try await request.body.collect(upTo: maxBytes)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: maxBytes)
+        } catch is NIOTooManyBytesError {
+            throw APIError.payloadTooLarge(limit: maxBytes)
+        }
         do {
             return try JSONValue.parseStrict(Data(buffer: buffer))
         } catch {

@@ -36,6 +36,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             return .payloadTooLarge(limit: JSONBody.maxBytes)
         case StoreError.idempotencyConflict:
             return APIError(.conflict, code: "conflict", message: "this Idempotency-Key was used with a different body", field: "Idempotency-Key")
+        case StoreError.limitReached(let reason):
+            return APIError(.conflict, code: "conflict", message: reason)
         case StoreError.invalidInput(let reason):
             return .invalid("a value was refused by the database: \(reason)")
         case StoreError.unavailable(let reason):
