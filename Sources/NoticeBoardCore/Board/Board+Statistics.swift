@@ -9,7 +9,7 @@ extension Board {
         let place = try resolvePlace(query.place)
         guard let moderation else { throw StoreError.unavailable("this board has no moderation store") }
         let area = query.box ?? place?.shape.box
-        let activity = try await moderation.activity(from: query.from, to: query.to, box: area)
+        let activity = try await moderation.activity(from: query.from, to: query.to, box: area, posterPositions: place != nil)
         let starts = query.bucketStarts
         let first = starts[0], width = query.bucket.milliseconds
         var counts = [BoardStatistics.Counts](repeating: .init(), count: starts.count)
@@ -44,7 +44,7 @@ extension Board {
                 cells.add(lat: event.lat, lon: event.lon)
             }
         }
-        let devices = Set(activity.posters.lazy.filter { inArea($0.lat, $0.lon, $0.floor) }.map(\.clientHash)).count
+        let devices = activity.posterCount ?? Set(activity.posters.lazy.filter { inArea($0.lat, $0.lon, $0.floor) }.map(\.clientHash)).count
         var totals = BoardStatistics.Counts()
         for bucket in counts { totals.add(bucket) }
         return BoardStatistics(

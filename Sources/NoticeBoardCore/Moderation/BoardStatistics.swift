@@ -81,9 +81,12 @@ public struct ModerationActivity: Sendable {
     /// One row per posting client and position in the range (posts without a client hash, such
     /// as imported ones, count no device).
     public var posters: [Poster]
+    /// Distinct posting clients of the range and box, when positions were not asked for.
+    public var posterCount: Int?
 
-    public init(events: [Event], posters: [Poster]) {
+    public init(events: [Event], posters: [Poster], posterCount: Int? = nil) {
         self.events = events
         self.posters = posters
+        self.posterCount = posterCount
     }
 }

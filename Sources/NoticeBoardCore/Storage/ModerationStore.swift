@@ -12,8 +12,9 @@ public protocol ModerationStore: Sendable {
     func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry>
     /// Reports, hides (manual and automatic) and deletes made in `from..<to` and posts made then
     /// that are no longer visible, each at its post's position, and the posting clients; within
-    /// the box when one is given (the caller narrows further, to a place).
-    func activity(from: Int64, to: Int64, box: GeoBox?) async throws -> ModerationActivity
+    /// the box when one is given (the caller narrows further, to a place). Posting clients come
+    /// as positions only with `posterPositions` (to be narrowed to a place); otherwise counted.
+    func activity(from: Int64, to: Int64, box: GeoBox?, posterPositions: Bool) async throws -> ModerationActivity
 }
 
 /// Moderators' accounts and their session tokens (stored only as digests).
