@@ -23,12 +23,13 @@ def test_an_import_creates_good_places_and_names_the_bad_features(server_factory
         feature({"name": "No slug"}, CANTEEN),
         feature({"slug": "dateline", "name": "Across the date line"}, [[179.9, -1], [-179.9, -1], [-179.9, 1], [179.9, 1]]),
         {"type": "Feature", "properties": {"slug": "point", "name": "A point"}, "geometry": {"type": "Point", "coordinates": [0, 0]}},
+        feature({"slug": "terrace", "name": "Terrace, with altitudes"}, [[lon, lat, 12.5] for lon, lat in CANTEEN]),
     ]}
     source = tmp_path / "places.geojson"
     source.write_text(json.dumps(collection))
     result = subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stdout + result.stderr
-    assert "2 created, 0 replaced, 4 features rejected" in result.stdout
+    assert "3 created, 0 replaced, 4 features rejected" in result.stdout
     for expected in ("feature 1: polygon", "feature 2: geometry", "feature 3: slug", "feature 5: geometry"):
         assert expected in result.stderr, result.stderr
     # The running server follows a change another process committed, within a second.
@@ -38,9 +39,10 @@ def test_an_import_creates_good_places_and_names_the_bad_features(server_factory
         time.sleep(0.05)
     canteen = server.get("/api/v1/places/canteen").json()
     assert canteen["floors"] == [0, 1] and canteen["description"] == "Hot food" and len(canteen["polygon"]) == 4
+    assert server.get("/api/v1/places/terrace").json()["polygon"] == canteen["polygon"]
     assert [p["slug"] for p in server.get("/api/v1/places", params={"lat": 0, "lon": 180}).json()["places"]] == ["dateline"]
     again = subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
-    assert "0 created, 2 replaced" in again.stdout
+    assert "0 created, 3 replaced" in again.stdout
     not_geojson = tmp_path / "list.json"
     not_geojson.write_text("[1, 2]")
     refused = subprocess.run([BINARY, "places", "import", str(not_geojson), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)

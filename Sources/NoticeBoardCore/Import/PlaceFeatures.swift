@@ -38,8 +38,18 @@ public enum PlaceFeatures {
         guard case .object(let properties)? = members["properties"] else { throw ValidationError(field: "properties", "must hold slug and name") }
         guard case .string(let slug)? = properties["slug"] else { throw ValidationError(field: "slug", "is required") }
         var body = properties
-        body["polygon"] = outer
+        body["polygon"] = Self.withoutAltitudes(outer)
         body["slug"] = nil
         return try Place(slug: slug, json: .object(body))
+    }
+
+    /// RFC 7946 positions may carry an altitude after longitude and latitude; a place is drawn
+    /// on the ground, so the third number is dropped (anything else is left for validation).
+    static func withoutAltitudes(_ ring: JSONValue) -> JSONValue {
+        guard case .array(let positions) = ring else { return ring }
+        return .array(positions.map { position in
+            guard case .array(let numbers) = position, numbers.count == 3, case .number = numbers[2] else { return position }
+            return .array(Array(numbers.prefix(2)))
+        })
     }
 }
