@@ -108,8 +108,12 @@ extension GeoBox {
     /// Whether the two boxes share a point (either may cross the antimeridian).
     public func meets(_ other: GeoBox) -> Bool {
         guard south <= other.north, other.south <= north else { return false }
+        // 180 and -180 are one meridian: a part ending at one meets a part starting at the other.
+        func touchAcrossAntimeridian(_ a: GeoBox, _ b: GeoBox) -> Bool { a.east == 180 && b.west == -180 }
         return nonCrossingParts.contains { a in
-            other.nonCrossingParts.contains { b in a.west <= b.east && b.west <= a.east }
+            other.nonCrossingParts.contains { b in
+                (a.west <= b.east && b.west <= a.east) || touchAcrossAntimeridian(a, b) || touchAcrossAntimeridian(b, a)
+            }
         }
     }
 }
