@@ -13,6 +13,7 @@ import Testing
 struct TestApp {
     var endpoint: DatabaseEndpoint
     var settings = ServerSettings(port: 0, postRatePerMinute: 0)
+    var placeLimit = PlaceLimits.places
 
     static func make() async throws -> TestApp { TestApp(endpoint: try await TestDatabase.fresh()) }
 
@@ -25,7 +26,7 @@ struct TestApp {
         let board = Board(
             store: PostgresPostStore(client: client, logger: TestDatabase.logger), moderation: moderation,
             beacons: PostgresBeaconStore(client: client, logger: TestDatabase.logger),
-            places: PostgresPlaceStore(client: client, logger: TestDatabase.logger))
+            places: PostgresPlaceStore(client: client, logger: TestDatabase.logger, placeLimit: placeLimit))
         var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
         application.services = [client]
         return try await buildApplication(application).test(setup) { http in

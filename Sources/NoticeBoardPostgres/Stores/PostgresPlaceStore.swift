@@ -8,10 +8,13 @@ import PostgresNIO
 public struct PostgresPlaceStore: PlaceStore {
     let client: PostgresClient
     let logger: Logger
+    /// Places the board keeps (tests use a few).
+    let placeLimit: Int
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: PostgresClient, logger: Logger, placeLimit: Int = PlaceLimits.places) {
         self.client = client
         self.logger = logger
+        self.placeLimit = placeLimit
     }
 
     public func revision() async throws -> Int64 {
@@ -30,7 +33,7 @@ public struct PostgresPlaceStore: PlaceStore {
             let revision = try await self.revision()
             var places: [Place] = []
             for try await (slug, name, polygon, floorMin, floorMax, description) in try await client.query(
-                "SELECT slug, name, polygon, floor_min, floor_max, description FROM places ORDER BY slug LIMIT \(PlaceLimits.places)",
+                "SELECT slug, name, polygon, floor_min, floor_max, description FROM places ORDER BY slug LIMIT \(placeLimit)",
                 logger: logger
             ).decode((String, String, [Double], Int16?, Int16?, String).self) {
                 let ring = stride(from: 0, to: polygon.count - 1, by: 2).map { (lon: polygon[$0], lat: polygon[$0 + 1]) }
@@ -62,10 +65,10 @@ public struct PostgresPlaceStore: PlaceStore {
                 // Place writes take turns (they are rare), so the count below stays true until commit.
                 try await connection.query("LOCK TABLE places IN SHARE ROW EXCLUSIVE MODE", logger: logger)
                 for try await full in try await connection.query(
-                    "SELECT count(*) >= \(PlaceLimits.places) AND NOT EXISTS (SELECT 1 FROM places WHERE slug = \(place.slug)) FROM places",
+                    "SELECT count(*) >= \(placeLimit) AND NOT EXISTS (SELECT 1 FROM places WHERE slug = \(place.slug)) FROM places",
                     logger: logger
                 ).decode(Bool.self) where full {
-                    throw StoreError.limitReached("the board holds \(PlaceLimits.places) places, as many as it keeps: delete one first")
+                    throw StoreError.limitReached("the board holds \(placeLimit) places, as many as it keeps: delete one first")
                 }
                 var created = false
                 // xmax = 0 only on a freshly inserted row: tells a create from a replacement.
