@@ -167,7 +167,7 @@ def show(driver, view):
         wait_for_dashboard(driver, driver.find_element(By.ID, "d-period").get_attribute("value"))
         wait_for(driver, lambda d: d.find_element(By.ID, "dash-map").get_attribute("data-bbox") is not None, message="the map's cells")
     else:
-        done = {"notes": "notes match", "audit": "audit entries", "beacons": "beacons registered", "places": "place"}[view]
+        done = {"notes": "notes match", "audit": "audit entries", "beacons": "registered.", "places": "place"}[view]
         wait_for(driver, lambda d: done in status(d), message=f"the {view} view loaded")
 
 
@@ -411,10 +411,18 @@ def test_restore_reasons_audit_links_undo_and_csv(desk, browser_factory):
     wait_for(driver, lambda d: f"Undone: restored note {bread}" in status(d) and row_status(d, bread) == "visible", message="undone")
     assert desk.status("Free bread at the bakery") == "visible"
     assert [(e["action"], e["reason"]) for e in desk.audit(bread)] == [("restore", "undo"), ("hide", "oops")]
-    # The offer lasts seconds, not for ever.
-    driver.find_element(By.CSS_SELECTOR, f'button[aria-label="Hide note {bread}"]').click()
+    # The offer lasts seconds, not for ever; scrolled down the list, it floats on screen.
+    hide_bread = driver.find_element(By.CSS_SELECTOR, f'button[aria-label="Hide note {bread}"]')
+    driver.execute_script("window.scrollTo(0, document.body.scrollHeight)")
+    if driver.execute_script("return document.getElementById('status').getBoundingClientRect().bottom") >= 0:
+        driver.execute_script("document.body.style.paddingBottom = '3000px'; window.scrollTo(0, document.body.scrollHeight)")
+    driver.execute_script("arguments[0].click()", hide_bread)
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#status button.status-action"), message="Undo again")
+    box = driver.execute_script("const r = document.querySelector('#status button.status-action').getBoundingClientRect(); return [r.top, r.bottom, window.innerHeight]")
+    assert 0 <= box[0] and box[1] <= box[2], f"the Undo button is off screen: {box}"
     wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, "#status button.status-action"), timeout=12, message="the Undo offer ends")
+    assert "floating" not in driver.find_element(By.ID, "status").get_attribute("class")
+    driver.execute_script("document.body.style.paddingBottom = ''; window.scrollTo(0, 0)")
     assert desk.status("Free bread at the bakery") == "hidden"
 
     # A late answer of another view does not leave its line: Beacons, then at once Notes.

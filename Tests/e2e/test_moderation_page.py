@@ -135,7 +135,7 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
     driver.find_element(By.ID, "beacon-map").click()  # the centre of the map
     wait_for(driver, lambda d: d.find_element(By.ID, "b-lat").get_attribute("value") != "")
     driver.find_element(By.CSS_SELECTOR, "#beacon-form button[type=submit]").click()
-    wait_for(driver, lambda d: "1 beacons registered" in d.find_element(By.ID, "status").text)
+    wait_for(driver, lambda d: "1 beacon registered" in d.find_element(By.ID, "status").text)
     beacon = server.get("/api/v1/beacons/f7826da6-4fa2-4e98-8024-bc5b71e0893e/1/7").json()
     assert beacon["name"] == "Canteen door" and beacon["floor"] == 2
     assert abs(beacon["lat"] - float(driver.find_element(By.ID, "b-lat").get_attribute("value"))) < 1e-6

@@ -100,7 +100,7 @@ export async function loadBeacons() {
       }
     }
     if (beaconMap && beacons.length) beaconMap.fitBounds(beacons.map((b) => [b.lat, b.lon]), { maxZoom: 18, padding: [30, 30] });
-    announce(`${beacons.length} beacons registered.`);
+    announce(`${beacons.length} ${beacons.length === 1 ? "beacon" : "beacons"} registered.`);
   } catch (error) {
     announce(error.message);
   }

@@ -54,15 +54,21 @@ export async function fetchBlob(path, params = {}) {
 export function announce(text, { action } = {}) {
   clearTimeout(actionTimer);
   status.replaceChildren(text);
+  status.classList.remove("floating");
   if (!action) return;
+  const ended = () => { actionButton.remove(); status.classList.remove("floating"); };
   const actionButton = button(action.label, () => {
     clearTimeout(actionTimer);
-    actionButton.remove();
+    ended();
     action.run();
   }, "status-action");
   if (action.description) actionButton.setAttribute("aria-label", action.description);
   status.append(" ", actionButton);
-  actionTimer = setTimeout(() => actionButton.remove(), (action.seconds ?? 8) * 1000);
+  // The line sits above the lists: when the page is scrolled past it, it floats at the foot of
+  // the screen while its action lasts, so an Undo is never offered out of sight.
+  const { top, bottom } = status.getBoundingClientRect();
+  if (bottom < 0 || top > window.innerHeight) status.classList.add("floating");
+  actionTimer = setTimeout(ended, (action.seconds ?? 8) * 1000);
 }
 
 /** An announce that keeps quiet once another view is shown: a late answer leaves no stale line. */

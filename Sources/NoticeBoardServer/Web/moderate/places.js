@@ -255,6 +255,10 @@ async function save(event) {
     showFieldError("floors", "Give both the lowest and the highest floor, or neither.");
     return;
   }
+  if (low !== "" && Number(low) > Number(high)) {
+    showFieldError("floors", "The lowest floor must not be above the highest.");
+    return;
+  }
   const body = {
     name: $("#p-name").value,
     polygon: ringToSend(),
