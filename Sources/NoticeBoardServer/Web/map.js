@@ -179,19 +179,6 @@ function showHere() {
   here.setLatLng([state.lat, state.lon]);
 }
 
-/**
- * "This place only" shows the whole place: its notes are what the list counts, and a view at
- * street level around the viewer may hold none of them. Without a position the map's centre is
- * where the viewer stands, so the view is left alone.
- */
-function fitChosenPlace() {
-  if (!state.place || chosenPlace.slug !== state.place || !chosenPlace.polygon || state.lat === null) return;
-  const ring = unwrapRing(chosenPlace.polygon);
-  const lon = state.lon + Math.round((ring[0][0] - state.lon) / 360) * 360; // the copy beside the ring
-  const bounds = L.latLngBounds(ring.map(([ringLon, lat]) => [lat, ringLon])).extend([state.lat, lon]);
-  map.fitBounds(bounds, { padding: [24, 24], maxZoom: 19 });
-}
-
 export async function setUpMap(onMoved) {
   const container = document.getElementById("map");
   if (typeof window.L === "undefined") {
@@ -224,10 +211,7 @@ export async function setUpMap(onMoved) {
   });
   onChange((changed) => {
     if (["tags", "from", "to", "place"].some((key) => changed.has(key))) loadMap();
-    if (changed.has("place")) {
-      loadPlaces();
-      fitChosenPlace();
-    }
+    if (changed.has("place")) loadPlaces();
     if (changed.has("lat") || changed.has("lon")) showHere();
     if (changed.has("view") && state.view === "map") map.invalidateSize();
   });
