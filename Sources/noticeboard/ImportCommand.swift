@@ -39,6 +39,7 @@ struct ImportCommand: AsyncParsableCommand {
         let batchSize = self.batchSize
         let summary = try await withMigratedClient(database) { client, logger in
             let archive = PostgresPostArchive(client: client, logger: logger)
+            let changes = PostgresChangeFeed(client: client, logger: logger)
             var parser = PostFileParser(format: format)
             let progress = ImportProgress(totalBytes: totalBytes)
             var batch: [ImportedPost] = []
@@ -49,7 +50,12 @@ struct ImportCommand: AsyncParsableCommand {
                 let full = batch
                 batch.removeAll(keepingCapacity: true)
                 if let previous = inFlight { imported += try await previous.value }
-                inFlight = Task { try await archive.importBatch(full) }
+                // Running servers hear of each batch once it is committed.
+                inFlight = Task {
+                    let added = try await archive.importBatch(full)
+                    if added > 0 { try? await changes.announce() }
+                    return added
+                }
             }
             while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
                 try parser.feed(chunk) { batch.append($0) }

@@ -73,3 +73,109 @@ def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server
         # The second only joined the cluster; the first owns it and stops it on exit.
         second.stop()
         first.stop()
+
+
+def all_ids_in_box(server, bbox):
+    """Every visible post in the box, through browse's pages."""
+    ids, cursor = set(), None
+    for _ in range(100):
+        params = {"bbox": bbox, "limit": 100, "fields": "id"}
+        if cursor:
+            params["cursor"] = cursor
+        page = server.get("/api/v1/posts", params=params).json()
+        ids |= {post["id"] for post in page["posts"]}
+        cursor = page.get("nextCursor")
+        if not cursor:
+            return ids
+    raise AssertionError("browse did not end within 100 pages")
+
+
+def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_database(server_factory, data_dir):
+    """Writers on both instances at once (some with idempotency keys, some retried), a moderator
+    hiding some on each: every acknowledged post reaches the other instance (the arrival on its
+    stream is timed), and both indexes end equal to what the database holds."""
+    import random
+    import threading
+    import uuid
+
+    first = server_factory("--post-rate-per-minute", "0")
+    second = server_factory("--post-rate-per-minute", "0")
+    bbox = "2.30,48.80,2.40,48.90"
+    streams = {"first": EventReader(first.url + "/api/v1/posts/stream", {"bbox": bbox}),
+               "second": EventReader(second.url + "/api/v1/posts/stream", {"bbox": bbox})}
+    time.sleep(0.3)
+    acknowledged = {}  # id → (instance name, monotonic time of the 201)
+    lock = threading.Lock()
+    errors = []
+
+    def writer(server, name, seed):
+        chance = random.Random(seed)
+        for index in range(50):
+            body = {"lat": 48.80 + chance.random() * 0.1, "lon": 2.30 + chance.random() * 0.1,
+                    "message": f"{name} {seed} {index}", "tag": chance.choice(["food", "music"])}
+            headers = {"Idempotency-Key": str(uuid.uuid4())} if index % 3 == 0 else {}
+            response = server.post(body, headers=headers)
+            if response.status_code != 201:
+                errors.append((response.status_code, response.text))
+                continue
+            with lock:
+                acknowledged[response.json()["id"]] = (name, time.monotonic())
+            if headers:  # a retry of the same request creates nothing
+                again = server.post(body, headers=headers)
+                if again.status_code != 200 or again.json()["id"] != response.json()["id"]:
+                    errors.append(("retry", again.status_code, again.text))
+
+    threads = [threading.Thread(target=writer, args=(server, name, seed))
+               for seed, (server, name) in enumerate([(first, "first"), (second, "second")] * 4)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=120)
+        assert not any(thread.is_alive() for thread in threads), "writers did not finish"
+        assert errors == []
+        assert len(acknowledged) == 400
+
+        # Hides on both instances, after the writes.
+        added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+                               capture_output=True, text=True, timeout=120)
+        assert added.returncode == 0, added.stderr
+        hidden = sorted(acknowledged)[::25]
+        for index, post_id in enumerate(hidden):
+            server = (first, second)[index % 2]
+            token = server.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]
+            response = server.post_json(f"/api/v1/moderation/posts/{post_id}/hide", {"reason": "test"},
+                                        headers={"Authorization": f"Bearer {token}"})
+            assert response.status_code == 200, response.text
+
+        # The database's own answer, read by another process.
+        exported = subprocess.run([BINARY, "export", "--visible-only", "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+        assert exported.returncode == 0, exported.stderr
+        in_database = {json.loads(line)["id"] for line in exported.stdout.splitlines()}
+        assert in_database == set(acknowledged) - set(hidden)
+        for server in (first, second):
+            assert wait_until(lambda: all_ids_in_box(server, bbox) == in_database, 3.0) is not None, "an index differs from the database"
+
+        # Each post made on one instance, as heard on the other's stream: every one arrives.
+        lags = []
+        for name, other in (("first", "second"), ("second", "first")):
+            heard = {}
+            while True:
+                try:
+                    event = streams[other].events.get(timeout=2)
+                except Exception:
+                    break
+                if event["event"] == "post":
+                    heard.setdefault(json.loads(event["data"])["id"], event["received"])
+            made_here = {post_id: at for post_id, (maker, at) in acknowledged.items() if maker == name}
+            assert set(made_here) <= set(heard), f"{len(set(made_here) - set(heard))} posts made on {name} never reached {other}'s stream"
+            lags += [max(0.0, heard[post_id] - at) for post_id, at in made_here.items()]
+        lags.sort()
+        p50, p99 = lags[len(lags) // 2], lags[int(len(lags) * 0.99)]
+        print(f"posts on two instances: {len(acknowledged)} acknowledged, {len(hidden)} hidden; both indexes equal the database; "
+              f"heard on the other instance after the 201: p50 {p50 * 1000:.0f} ms, p99 {p99 * 1000:.0f} ms, max {lags[-1] * 1000:.0f} ms")
+        assert lags[-1] < 3.0, "a post took more than 3 s to reach the other instance"
+
+    finally:
+        for stream in streams.values():
+            stream.close()

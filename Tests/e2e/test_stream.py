@@ -23,6 +23,7 @@ class EventReader:
             for raw in self.response.iter_lines(decode_unicode=True):
                 if raw == "":
                     if "data" in event:
+                        event["received"] = time.monotonic()
                         self.events.put(event)
                     event = {}
                 elif raw.startswith(":"):

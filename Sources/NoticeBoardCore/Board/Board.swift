@@ -20,6 +20,9 @@ public final class Board: Sendable {
     private let loaded = Atomic<Bool>(false)
     /// Held while a change is applied and published.
     private let applying = Mutex(())
+    /// Pulses after every change this instance commits to a post; the loader announces them to
+    /// other instances, one announcement for all the changes committed while one is sent.
+    let committedChanges = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     public init(
         store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil, places: (any PlaceStore)? = nil
@@ -64,7 +67,10 @@ public final class Board: Sendable {
             draft = submission.draft(lat: beacon.lat, lon: beacon.lon, floor: beacon.floor, beacon: reference.description)
         }
         let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
-        if case .created(let post) = outcome { reconcile(post, status: .visible, version: 1) }
+        if case .created(let post) = outcome {
+            reconcile(post, status: .visible, version: 1)
+            committedChanges.continuation.yield()
+        }
         return outcome
     }
 
@@ -72,6 +78,7 @@ public final class Board: Sendable {
     /// left "visible" vanishes from every read and stream at once; a restored one comes back.
     func apply(_ change: StatusChange) {
         reconcile(change.post.post, status: change.post.status, version: change.version)
+        committedChanges.continuation.yield()
     }
 
     /// Brings one post in line with its committed state, whichever instance changed it: a

@@ -12,6 +12,10 @@ public protocol ChangeFeed: Sendable {
     /// Calls `wake` whenever new changes may have been committed, until it fails or is cancelled.
     func listen(wake: @escaping @Sendable () -> Void) async throws
 
+    /// Tells every listener that changes were committed (after the commit, outside the writing
+    /// transaction: announcing inside it would make concurrent writers commit one at a time).
+    func announce() async throws
+
     /// Forgets changes older than `hours`: an instance starting later loads the posts themselves.
     func prune(olderThanHours hours: Int) async throws
 }

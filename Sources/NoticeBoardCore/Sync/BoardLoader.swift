@@ -31,11 +31,25 @@ public struct BoardLoader: Service {
                 }
                 if let changes {
                     group.addTask { [board, logger] in try await ChangeFollower(board: board, feed: changes, logger: logger).run(after: start) }
+                    group.addTask { [board, logger] in await Self.announce(board.committedChanges.stream, on: changes, logger: logger) }
                 }
                 try await group.waitForAll()
             }
         }
         try? await gracefulShutdown()
+    }
+
+    /// Announces this instance's committed changes to the others: one notification at a time,
+    /// however many changes were committed while it was sent. One that fails is not retried:
+    /// followers also catch up on a timer.
+    static func announce(_ committed: AsyncStream<Void>, on changes: any ChangeFeed, logger: Logger) async {
+        for await _ in committed {
+            do {
+                try await changes.announce()
+            } catch {
+                logger.debug("could not announce changes; followers catch up on their timer", metadata: ["error": "\(error)"])
+            }
+        }
     }
 
     /// Loads the index; returns the change sequence to follow from.

@@ -2,7 +2,8 @@ import Logging
 import NoticeBoardCore
 import PostgresNIO
 
-/// The `post_changes` table (filled by triggers on `posts`) and its `NOTIFY` channel.
+/// The `post_changes` table (filled by triggers on `posts`) and its `NOTIFY` channel, on which
+/// writers announce their changes after commit.
 public struct PostgresChangeFeed: ChangeFeed {
     static let channel = "post_changes"
     let client: PostgresClient
@@ -51,6 +52,12 @@ public struct PostgresChangeFeed: ChangeFeed {
                 wake()
                 for try await _ in notifications { wake() }
             }
+        }
+    }
+
+    public func announce() async throws {
+        try await StoreErrors.bounded { [self] in
+            _ = try await client.query("NOTIFY \(unescaped: Self.channel)", logger: logger)
         }
     }
 

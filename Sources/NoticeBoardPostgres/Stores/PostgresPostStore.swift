@@ -25,44 +25,55 @@ public struct PostgresPostStore: PostStore {
     }
 
     public func create(_ draft: PostDraft, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
-        try await StoreErrors.bounded { [self] in
+        guard let idempotency else { return .created(try await insert(draft, clientHash: clientHash)) }
+        return try await StoreErrors.bounded { [self] in
             let attempt: Attempt = try await client.withTransaction(logger: logger) { connection in
-                if let idempotency {
-                    // A concurrent twin blocks here until the first commits, then finds the key taken.
-                    let claimed = try await connection.query(
-                        """
-                        INSERT INTO idempotency_keys (key, fingerprint) VALUES (\(idempotency.key), \(idempotency.fingerprint))
-                        ON CONFLICT (key) DO NOTHING RETURNING key
-                        """, logger: logger)
-                    var claimedKey = false
-                    for try await _ in claimed { claimedKey = true }
-                    if !claimedKey { return .keyTaken }
-                }
-                let rows = try await connection.query(
+                // A concurrent twin blocks here until the first commits, then finds the key taken.
+                let claimed = try await connection.query(
                     """
-                    INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash)
-                    VALUES (\(draft.lat), \(draft.lon), \(draft.heading), \(draft.message), \(draft.tag), \(draft.accuracy),
-                            \(draft.floor.map(Int16.init)), \(draft.beacon), \(clientHash))
-                    RETURNING \(unescaped: PostRow.columns())
+                    INSERT INTO idempotency_keys (key, fingerprint) VALUES (\(idempotency.key), \(idempotency.fingerprint))
+                    ON CONFLICT (key) DO NOTHING RETURNING key
                     """, logger: logger)
-                var inserted: Post?
-                for try await row in rows { inserted = try PostRow.decode(PostRow.cells(of: row, count: PostRow.columnCount)) }
-                guard let post = inserted else { throw StoreError.unavailable("the insert returned no row") }
-                if let idempotency {
-                    try await connection.query(
-                        "UPDATE idempotency_keys SET post_id = \(post.id) WHERE key = \(idempotency.key)", logger: logger)
-                }
+                var claimedKey = false
+                for try await _ in claimed { claimedKey = true }
+                if !claimedKey { return .keyTaken }
+                let post = try await Self.insertRow(draft, clientHash: clientHash, on: connection, logger: logger)
+                try await connection.query(
+                    "UPDATE idempotency_keys SET post_id = \(post.id) WHERE key = \(idempotency.key)", logger: logger)
                 return .created(post)
             }
             switch attempt {
             case .created(let post): return .created(post)
             case .keyTaken:
-                guard let replayed = try await existingPost(for: idempotency!) else {
+                guard let replayed = try await existingPost(for: idempotency) else {
                     throw StoreError.unavailable("the idempotency key has no post")
                 }
                 return replayed
             }
         }
+    }
+
+    /// A post without an idempotency key: one statement, committed on its own (one round trip).
+    private func insert(_ draft: PostDraft, clientHash: String?) async throws -> Post {
+        try await StoreErrors.bounded { [self] in
+            try await client.withConnection { connection in
+                try await Self.insertRow(draft, clientHash: clientHash, on: connection, logger: logger)
+            }
+        }
+    }
+
+    private static func insertRow(_ draft: PostDraft, clientHash: String?, on connection: PostgresConnection, logger: Logger) async throws -> Post {
+        let rows = try await connection.query(
+            """
+            INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash)
+            VALUES (\(draft.lat), \(draft.lon), \(draft.heading), \(draft.message), \(draft.tag), \(draft.accuracy),
+                    \(draft.floor.map(Int16.init)), \(draft.beacon), \(clientHash))
+            RETURNING \(unescaped: PostRow.columns())
+            """, logger: logger)
+        var inserted: Post?
+        for try await row in rows { inserted = try PostRow.decode(PostRow.cells(of: row, count: PostRow.columnCount)) }
+        guard let post = inserted else { throw StoreError.unavailable("the insert returned no row") }
+        return post
     }
 
     public func existingPost(for idempotency: IdempotencyRequest) async throws -> CreateOutcome? {
