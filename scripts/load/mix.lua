@@ -37,11 +37,4 @@ function request()
   return wrk.format("GET", string.format("/api/v1/posts/nearby?lat=%.6f&lon=%.6f&radius=%d&limit=50", p.lat, p.lon, p.radius))
 end
 
-function done(summary, latency, requests)
-  local errors = summary.errors
-  io.write(string.format(
-    '{"requests": %d, "seconds": %.1f, "rps": %.1f, "p50_ms": %.2f, "p99_ms": %.2f, "non_2xx": %d, "socket_errors": %d}\n',
-    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000,
-    errors.status, errors.connect + errors.read + errors.write + errors.timeout))
-end
+done = dofile("scripts/load/summary.lua")
