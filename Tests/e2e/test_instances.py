@@ -136,6 +136,11 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
         assert errors == []
         assert len(acknowledged) == 400
 
+        # Both instances hold every post before any is hidden (a post hidden before the other
+        # instance applied it would never be announced there as new).
+        for server in (first, second):
+            assert wait_until(lambda: all_ids_in_box(server, bbox) == set(acknowledged), 3.0) is not None, "a post did not reach an instance"
+
         # Hides on both instances, after the writes.
         added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
                                capture_output=True, text=True, timeout=120)

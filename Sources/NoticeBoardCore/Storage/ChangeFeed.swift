@@ -9,7 +9,8 @@ public protocol ChangeFeed: Sendable {
     /// Changes after `sequence`, in sequence order, each with the post's state now.
     func changes(after sequence: Int64, limit: Int) async throws -> [PostChange]
 
-    /// Calls `wake` whenever new changes may have been committed, until it fails or is cancelled.
+    /// Calls `wake` whenever a writer announces committed changes (and once when listening
+    /// starts), until it fails or is cancelled.
     func listen(wake: @escaping @Sendable () -> Void) async throws
 
     /// Tells every listener that changes were committed (after the commit, outside the writing

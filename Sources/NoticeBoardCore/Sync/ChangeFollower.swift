@@ -2,8 +2,8 @@ import Logging
 import Metrics
 
 /// Follows the database's change feed and reconciles the index with every change another
-/// instance (or `noticeboard import`) commits. A notification wakes it at once; a tick every
-/// half second catches up anyway, so a lost notification connection costs at most that.
+/// instance (or `noticeboard import`) commits. A writer's announcement wakes it at once; a tick
+/// every half second catches up anyway, so a lost announcement or connection costs at most that.
 struct ChangeFollower: Sendable {
     let board: Board
     let feed: any ChangeFeed
@@ -25,13 +25,17 @@ struct ChangeFollower: Sendable {
                 }
             }
             group.addTask {
-                var ticks = 0
                 while !Task.isCancelled {
                     try await Task.sleep(for: tick)
                     wake.yield()
-                    ticks += 1
-                    // Changes are needed only until every instance has seen them; a day is plenty.
-                    if ticks % 7200 == 0 { try? await feed.prune(olderThanHours: 24) }
+                }
+            }
+            group.addTask {
+                // Changes are needed only until every instance has seen them; a day is plenty. Apart
+                // from the tick, so a long delete never holds up catching up.
+                while !Task.isCancelled {
+                    try await Task.sleep(for: .seconds(3600))
+                    try? await feed.prune(olderThanHours: 24)
                 }
             }
             group.addTask {

@@ -67,10 +67,11 @@ enum StoreErrors {
     }
 
     /// SQLSTATE classes of a database that is restarting, overloaded or failing over: connection
-    /// exceptions (08), serialization failures and deadlocks (40), insufficient resources (53),
-    /// operator intervention (57: shutting down, starting up), system errors (58). Retrying helps.
+    /// exceptions (08), a read-only transaction on a standby not yet promoted (25), serialization
+    /// failures and deadlocks (40), insufficient resources (53), operator intervention (57:
+    /// shutting down, starting up), system errors (58). Retrying helps.
     static func isPassing(_ sqlState: String?) -> Bool {
         guard let sqlState else { return false }
-        return ["08", "40", "53", "57", "58"].contains(String(sqlState.prefix(2)))
+        return ["08", "25", "40", "53", "57", "58"].contains(String(sqlState.prefix(2)))
     }
 }
