@@ -7,9 +7,11 @@ import math
 import os
 import subprocess
 import tempfile
+import time
 
 import pytest
 import requests
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
@@ -98,6 +100,18 @@ def list_messages(driver):
 def status(driver):
     return driver.find_element(By.ID, "status").text
 
+
+
+def click_chip(driver, tag):
+    """Taps a tag chip. The chips are drawn anew whenever the tag counts arrive, which may be just
+    after the list they belong to: a chip found a moment before may be gone by the tap."""
+    for _ in range(20):
+        try:
+            driver.find_element(By.CSS_SELECTOR, f'#tag-chips button[data-tag="{tag}"]').click()
+            return
+        except StaleElementReferenceException:
+            time.sleep(0.1)
+    raise AssertionError(f"the {tag} chip kept being redrawn")
 
 def test_a_bow_tie_shows_the_servers_polygon_error(places_board, browser_factory):
     server = places_board
@@ -194,10 +208,10 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
     assert violations == [], violations
 
     # A filter that leaves nothing says so, naming the place.
-    phone.find_element(By.CSS_SELECTOR, '#tag-chips button[data-tag="lifestyle"]').click()
+    click_chip(phone, "lifestyle")
     wait_for(phone, lambda d: list_messages(d) == [] and "No notes in Canteen" in status(d), message="an honest empty list")
     assert "match these filters" in status(phone)
-    phone.find_element(By.CSS_SELECTOR, '#tag-chips button[data-tag="lifestyle"]').click()
+    click_chip(phone, "lifestyle")
     wait_for(phone, lambda d: len(list_messages(d)) == len(INSIDE) + 1)
 
     # Live notes follow the place: one posted inside arrives, one posted outside before it does not.

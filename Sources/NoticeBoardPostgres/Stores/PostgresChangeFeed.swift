@@ -24,8 +24,10 @@ public struct PostgresChangeFeed: ChangeFeed {
         }
     }
 
+    /// Within the store's deadline: a catch-up stuck on a connection that died with a restarting
+    /// PostgreSQL would otherwise stop this instance following until it returned.
     public func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
-        try await StoreErrors.translating {
+        try await StoreErrors.bounded { [self] in
             let rows = try await client.query(
                 """
                 SELECT c.seq, \(unescaped: PostRow.columns(of: "p")), p.status, p.version
