@@ -51,7 +51,7 @@ public struct GridIndex: SpatialIndex {
         forEachCandidate(in: CellGrid.cover(of: search.box)) { post in
             if search.matches(post) { found.append(post) }
         }
-        found.sort(by: AreaSearch.newestFirst)
+        found.sort(by: search.precedes)
         return Array(found.prefix(search.limit))
     }
 

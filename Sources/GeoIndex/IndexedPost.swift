@@ -10,8 +10,15 @@ public struct IndexedPost: Sendable, Equatable {
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var createdAt: Int64
     public var floor: Int16?
+    /// Milliseconds; the post leaves the live board at this instant (it stays in the history).
+    public var expiresAt: Int64?
+    /// Devices that like the post: the popular order's numerator.
+    public var likes: Int32
 
-    public init(id: Int64, lat: Double, lon: Double, heading: Double?, tag: TagID, createdAt: Int64, floor: Int16?) {
+    public init(
+        id: Int64, lat: Double, lon: Double, heading: Double?, tag: TagID, createdAt: Int64, floor: Int16?, expiresAt: Int64? = nil,
+        likes: Int32 = 0
+    ) {
         self.id = id
         self.lat = lat
         self.lon = lon
@@ -19,6 +26,14 @@ public struct IndexedPost: Sendable, Equatable {
         self.tag = tag
         self.createdAt = createdAt
         self.floor = floor
+        self.expiresAt = expiresAt
+        self.likes = likes
+    }
+
+    /// Whether the post was on the board at `instant` as far as expiry goes.
+    @inlinable
+    public func isAlive(at instant: Int64) -> Bool {
+        expiresAt.map { $0 > instant } ?? true
     }
 }
 

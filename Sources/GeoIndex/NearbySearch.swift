@@ -7,6 +7,8 @@ public struct NearbySearch: Sendable {
         case distance
         /// Descending `createdAt`, ties by descending id.
         case newest
+        /// Descending `PopularScore` at the instant, ties by descending id.
+        case popular(at: Int64)
     }
 
     /// The viewer's field of view: posts whose bearing is within `fov / 2` of `facing` pass, and
@@ -63,6 +65,7 @@ public struct NearbySearch: Sendable {
 public enum NearbyPosition: Sendable, Equatable {
     case distance(Double, id: Int64)
     case newest(createdAt: Int64, id: Int64)
+    case popular(score: Double, id: Int64)
 }
 
 /// One post found by a nearby query.
@@ -71,18 +74,22 @@ public struct NearbyHit: Sendable, Equatable {
     public var distance: Double
     public var bearing: Double
     public var createdAt: Int64
+    /// The popular score, when the search orders by it (0 otherwise).
+    public var score: Double
 
-    public init(id: Int64, distance: Double, bearing: Double, createdAt: Int64) {
+    public init(id: Int64, distance: Double, bearing: Double, createdAt: Int64, score: Double = 0) {
         self.id = id
         self.distance = distance
         self.bearing = bearing
         self.createdAt = createdAt
+        self.score = score
     }
 
     public func position(for order: NearbySearch.Order) -> NearbyPosition {
         switch order {
         case .distance: .distance(distance, id: id)
         case .newest: .newest(createdAt: createdAt, id: id)
+        case .popular: .popular(score: score, id: id)
         }
     }
 
@@ -92,6 +99,7 @@ public struct NearbyHit: Sendable, Equatable {
         switch position {
         case .distance(let d, let id): distance > d || (distance == d && self.id > id)
         case .newest(let t, let id): createdAt < t || (createdAt == t && self.id < id)
+        case .popular(let s, let id): PopularScore.comes(score: score, id: self.id, after: s, id)
         }
     }
 
@@ -100,6 +108,7 @@ public struct NearbyHit: Sendable, Equatable {
         switch order {
         case .distance: a.distance < b.distance || (a.distance == b.distance && a.id < b.id)
         case .newest: a.createdAt > b.createdAt || (a.createdAt == b.createdAt && a.id > b.id)
+        case .popular: PopularScore.comes(score: b.score, id: b.id, after: a.score, a.id)
         }
     }
 }
@@ -116,7 +125,10 @@ extension NearbySearch {
     @inlinable
     public func hit(for post: IndexedPost, viewer: ViewerTrigonometry) -> NearbyHit? {
         guard filter.matches(post) else { return nil }
-        return hit(id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, createdAt: post.createdAt, viewer: viewer)
+        guard var found = hit(id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, createdAt: post.createdAt, viewer: viewer)
+        else { return nil }
+        if case .popular(let instant) = order { found.score = PopularScore.score(likes: post.likes, createdAt: post.createdAt, at: instant) }
+        return found
     }
 
     /// Everything but the attribute filter (tag, time, floor), which the caller has applied.

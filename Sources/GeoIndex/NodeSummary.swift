@@ -10,6 +10,12 @@ struct NodeSummary: Sendable {
     var minFloor = Int16.max, maxFloor = Int16.min
     /// Bit `tag % 64` for every tag below (a superset test, never a false negative).
     var tagMask: UInt64 = 0
+    /// Expiry instants below (`Int64.max` for "never"): a query at an instant skips a subtree
+    /// whose posts had all expired by then, and counts one whose posts all outlive it whole.
+    var minExpires = Int64.max, maxExpires = Int64.min
+    /// At least the most likes of any post below: raised at once by a like, lowered only when
+    /// the summary is recomputed, so it is an upper bound the popular walk can stop on.
+    var maxLikes: Int32 = 0
     var postCount: Int32 = 0
     var sumX = 0.0, sumY = 0.0, sumZ = 0.0
 
@@ -23,6 +29,9 @@ struct NodeSummary: Sendable {
         minTime = min(minTime, post.createdAt); maxTime = max(maxTime, post.createdAt)
         if let floor = post.floor { (minFloor, maxFloor) = (min(minFloor, floor), max(maxFloor, floor)) }
         tagMask |= Self.tagBit(post.tag)
+        let expires = post.expiresAt ?? Int64.max
+        (minExpires, maxExpires) = (min(minExpires, expires), max(maxExpires, expires))
+        maxLikes = max(maxLikes, post.likes)
         postCount += 1
         sumX += v.x; sumY += v.y; sumZ += v.z
     }
@@ -33,6 +42,8 @@ struct NodeSummary: Sendable {
         minTime = min(minTime, other.minTime); maxTime = max(maxTime, other.maxTime)
         minFloor = min(minFloor, other.minFloor); maxFloor = max(maxFloor, other.maxFloor)
         tagMask |= other.tagMask
+        (minExpires, maxExpires) = (min(minExpires, other.minExpires), max(maxExpires, other.maxExpires))
+        maxLikes = max(maxLikes, other.maxLikes)
         postCount += other.postCount
         sumX += other.sumX; sumY += other.sumY; sumZ += other.sumZ
     }
@@ -59,6 +70,7 @@ struct NodeSummary: Sendable {
         if let before = filter.createdBefore, minTime >= before { return false }
         if let floor = filter.floor, floor < minFloor || floor > maxFloor { return false }
         if let floors = filter.floors, floors.upperBound < minFloor || floors.lowerBound > maxFloor { return false }
+        if let instant = filter.aliveAt, maxExpires <= instant { return false }
         return true
     }
 
@@ -78,6 +90,7 @@ struct NodeSummary: Sendable {
         }
         if let from = filter.createdFrom, minTime < from { return false }
         if let before = filter.createdBefore, maxTime >= before { return false }
+        if let instant = filter.aliveAt, minExpires <= instant { return false }
         return true
     }
 

@@ -14,6 +14,9 @@ struct PostColumns: Sendable {
     private(set) var heading: [UInt32] = []
     private(set) var tag: [TagID] = []
     private(set) var floor: [Int16] = []
+    /// `Int64.max` for a post that never expires.
+    private(set) var expiresAt: [Int64] = []
+    private(set) var likes: [Int32] = []
 
     var slotCount: Int { id.count }
 
@@ -25,6 +28,8 @@ struct PostColumns: Sendable {
         heading.reserveCapacity(count)
         tag.reserveCapacity(count)
         floor.reserveCapacity(count)
+        expiresAt.reserveCapacity(count)
+        likes.reserveCapacity(count)
     }
 
     /// Adds `count` empty slots at the end (a new leaf's block).
@@ -36,6 +41,8 @@ struct PostColumns: Sendable {
         heading.append(contentsOf: repeatElement(Self.noHeading, count: count))
         tag.append(contentsOf: repeatElement(0, count: count))
         floor.append(contentsOf: repeatElement(Self.noFloor, count: count))
+        expiresAt.append(contentsOf: repeatElement(Int64.max, count: count))
+        likes.append(contentsOf: repeatElement(0, count: count))
     }
 
     mutating func write(_ post: IndexedPost, at i: Int) {
@@ -46,7 +53,11 @@ struct PostColumns: Sendable {
         heading[i] = post.heading.map { UInt32(FixedDegrees.units(of: $0)) } ?? Self.noHeading
         tag[i] = post.tag
         floor[i] = post.floor ?? Self.noFloor
+        expiresAt[i] = post.expiresAt ?? Int64.max
+        likes[i] = post.likes
     }
+
+    mutating func setLikes(_ count: Int32, at i: Int) { likes[i] = count }
 
     /// Copies slot `from` over slot `to` (the leaf compacting after a removal).
     mutating func move(from: Int, to: Int) {
@@ -57,6 +68,8 @@ struct PostColumns: Sendable {
         heading[to] = heading[from]
         tag[to] = tag[from]
         floor[to] = floor[from]
+        expiresAt[to] = expiresAt[from]
+        likes[to] = likes[from]
     }
 
     mutating func clear(_ i: Int) { id[i] = -1 }
@@ -69,6 +82,7 @@ struct PostColumns: Sendable {
         if let before = filter.createdBefore, createdAt[i] >= before { return false }
         if let wanted = filter.floor, floor[i] != wanted { return false }
         if let floors = filter.floors, floor[i] == Self.noFloor || !floors.contains(floor[i]) { return false }
+        if let instant = filter.aliveAt, expiresAt[i] <= instant { return false }
         return true
     }
 
@@ -92,13 +106,14 @@ struct PostColumns: Sendable {
     func post(at i: Int) -> IndexedPost {
         IndexedPost(
             id: id[i], lat: latitude(i), lon: longitude(i), heading: headingDegrees(i), tag: tag[i],
-            createdAt: createdAt[i], floor: floor[i] == Self.noFloor ? nil : floor[i])
+            createdAt: createdAt[i], floor: floor[i] == Self.noFloor ? nil : floor[i],
+            expiresAt: expiresAt[i] == Int64.max ? nil : expiresAt[i], likes: likes[i])
     }
 
     /// Bytes held by the columns (capacity, not just count).
     var bytes: Int {
         lat.capacity * 4 + lon.capacity * 4 + id.capacity * 8 + createdAt.capacity * 8 + heading.capacity * 4
-            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2
+            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2 + expiresAt.capacity * 8 + likes.capacity * 4
     }
 }
 

@@ -12,11 +12,14 @@ public struct PostFilter: Sendable, Equatable {
     public var floors: ClosedRange<Int16>?
     /// Keep only posts inside this shape (edges inclusive).
     public var place: PlaceShape?
+    /// Keep only posts not expired at this instant (milliseconds): `expiresAt` absent or later.
+    public var aliveAt: Int64?
 
     public init(
         tags: Set<TagID>? = nil, createdFrom: Int64? = nil, createdBefore: Int64? = nil, floor: Int16? = nil,
-        floors: ClosedRange<Int16>? = nil, place: PlaceShape? = nil
+        floors: ClosedRange<Int16>? = nil, place: PlaceShape? = nil, aliveAt: Int64? = nil
     ) {
+        self.aliveAt = aliveAt
         self.tags = tags
         self.createdFrom = createdFrom
         self.createdBefore = createdBefore
@@ -34,6 +37,7 @@ public struct PostFilter: Sendable, Equatable {
         if let createdBefore, post.createdAt >= createdBefore { return false }
         if let floor, post.floor != floor { return false }
         if let floors, !(post.floor.map(floors.contains) ?? false) { return false }
+        if let aliveAt, !post.isAlive(at: aliveAt) { return false }
         if let place, !place.contains(lat: post.lat, lon: post.lon) { return false }
         return true
     }

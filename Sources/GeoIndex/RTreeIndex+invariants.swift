@@ -54,6 +54,8 @@ extension RTreeIndex {
             if stored.count != recomputed.count { problems.append("\(name) counts \(stored.count), holds \(recomputed.count)") }
             if stored.minTime > recomputed.minTime || stored.maxTime < recomputed.maxTime { problems.append("\(name)'s times miss") }
             if recomputed.tagMask & ~stored.tagMask != 0 { problems.append("\(name)'s tag mask misses tags") }
+            if stored.minExpires > recomputed.minExpires || stored.maxExpires < recomputed.maxExpires { problems.append("\(name)'s expiries miss") }
+            if stored.maxLikes < recomputed.maxLikes { problems.append("\(name)'s likes bound is below a post's likes") }
             if stored.minFloor > recomputed.minFloor || stored.maxFloor < recomputed.maxFloor { problems.append("\(name)'s floors miss") }
             if stored.minLat > recomputed.minLat || stored.maxLat < recomputed.maxLat || stored.minLon > recomputed.minLon
                 || stored.maxLon < recomputed.maxLon

@@ -21,8 +21,9 @@ extension RTreeIndex {
         let nodeChordLimitSquared = nodeChordLimit * nodeChordLimit
         let wantedTags = search.filter.tags.map(NodeSummary.mask(of:))
         let byDistance = search.order == .distance
+        let popularAt: Int64? = if case .popular(let instant) = search.order { instant } else { nil }
         let needsSummaries = search.filter.tags != nil || search.filter.createdFrom != nil || search.filter.createdBefore != nil
-            || search.filter.floor != nil || search.filter.floors != nil
+            || search.filter.floor != nil || search.filter.floors != nil || search.filter.aliveAt != nil
         let place = search.filter.place
         let viewer = ViewerTrigonometry(lat: search.lat)
         let postBound = PostDistanceBound(lat: search.lat, lon: search.lon, cosLat: viewer.cosPhi, radius: search.radius)
@@ -42,11 +43,12 @@ extension RTreeIndex {
                 let i = Int(next.ref)
                 // The heading column is read only when a filter needs it: one cache line less.
                 guard
-                    let hit = search.hit(
+                    var hit = search.hit(
                         id: columns.id[i], lat: columns.latitude(i), lon: columns.longitude(i),
                         heading: search.headingFilter == nil ? nil : columns.headingDegrees(i),
                         createdAt: columns.createdAt[i], viewer: viewer)
                 else { continue }
+                if let popularAt { hit.score = PopularScore.score(likes: columns.likes[i], createdAt: hit.createdAt, at: popularAt) }
                 if let after = search.after, !hit.comes(after: after) { continue }
                 if byDistance {
                     // Strictly ahead of everything else waiting: it is next, no need to queue it.
@@ -58,7 +60,7 @@ extension RTreeIndex {
                     exact.append(hit)
                     frontier.push(.init(key: hit.distance, tie: hit.id, ref: Int32(exact.count - 1), state: .exactPost))
                 } else {
-                    // Keyed by time already, and exact: it is next in order.
+                    // Keyed by time or score already, and exact: it is next in order.
                     found.append(hit)
                     if found.count == search.limit { return found }
                 }
@@ -82,6 +84,13 @@ extension RTreeIndex {
                         columns.id.prefetch(from: i)
                         columns.createdAt.prefetch(from: i)
                         frontier.push(.init(key: bound, tie: Int64(i), ref: Int32(i), state: .candidatePost))
+                    } else if let popularAt {
+                        let id = columns.id[i]
+                        let score = PopularScore.score(likes: columns.likes[i], createdAt: columns.createdAt[i], at: popularAt)
+                        if case .popular(let s, let afterId)? = search.after, !PopularScore.comes(score: score, id: id, after: s, afterId) {
+                            continue
+                        }
+                        frontier.push(.init(key: -score, tie: -id, ref: Int32(i), state: .candidatePost))
                     } else {
                         let id = columns.id[i]
                         let time = columns.createdAt[i]
@@ -108,6 +117,13 @@ extension RTreeIndex {
                         guard summary.mayMatch(search.filter, tagMask: wantedTags) else { continue }
                         guard let relation = Self.placeRelation(summary, place, parentInPlace: inPlace) else { continue }
                         inPlace = relation
+                        if let popularAt {
+                            // Best-first on the score bound: the walk stops as soon as no
+                            // unopened node can hold a post scoring above the page's last.
+                            if leaves { prefetchCoordinates(ofLeaf: child) }
+                            frontier.push(.init(key: -PopularScore.bound(summary, at: popularAt), tie: 0, ref: child, state: state, inPlace: inPlace))
+                            continue
+                        }
                         if !byDistance {
                             if case .newest(let t, _)? = search.after, summary.minTime > t { continue }
                             if leaves { prefetchCoordinates(ofLeaf: child) }
@@ -155,18 +171,37 @@ extension RTreeIndex {
                 if next.inPlace { leafSearch.filter.place = nil }
                 for slot in base..<(base + Int(leafFill[Int(next.ref)])) {
                     let post = columns.post(at: slot)
-                    if leafSearch.matches(post) { frontier.push(.init(key: -Double(post.createdAt), tie: -post.id, ref: Int32(slot), state: .exactPost)) }
+                    guard leafSearch.matches(post) else { continue }
+                    let key = search.popularAt == nil ? -Double(post.createdAt) : -search.score(of: post)
+                    frontier.push(.init(key: key, tie: -post.id, ref: Int32(slot), state: .exactPost))
                 }
             case .node:
                 forEachChild(of: next.ref) { child, isLeaf, summary in
                     guard summary.mayIntersect(search.box), summary.mayMatch(search.filter, tagMask: wantedTags) else { return }
-                    if let after = search.after, summary.minTime > after.createdAt { return }
                     guard let inPlace = Self.placeRelation(summary, search.filter.place, parentInPlace: next.inPlace) else { return }
-                    frontier.push(.init(key: -Double(summary.maxTime), tie: 0, ref: child, state: isLeaf ? .leaf : .node, inPlace: inPlace))
+                    let key: Double
+                    if let popularAt = search.popularAt {
+                        key = -PopularScore.bound(summary, at: popularAt)
+                    } else {
+                        if let after = search.after, summary.minTime > after.createdAt { return }
+                        key = -Double(summary.maxTime)
+                    }
+                    frontier.push(.init(key: key, tie: 0, ref: child, state: isLeaf ? .leaf : .node, inPlace: inPlace))
                 }
             }
         }
         return found
+    }
+
+    /// The filter without an expiry instant or creation bound that no post stored can fail: a
+    /// board where nothing has expired keeps the zoomed-out clusters' whole-cell counts.
+    func withoutNoOpInstants(_ filter: PostFilter) -> PostFilter {
+        guard root >= 0 else { return filter }
+        let summary = rootIsLeaf ? leafSummary[Int(root)] : nodeSummary[Int(root)]
+        var simpler = filter
+        if let instant = filter.aliveAt, summary.minExpires > instant { simpler.aliveAt = nil }
+        if let before = filter.createdBefore, summary.maxTime < before { simpler.createdBefore = nil }
+        return simpler
     }
 
     /// How many posts in the box match the filter, per tag.
@@ -183,6 +218,7 @@ extension RTreeIndex {
         var grid = ClusterGrid(zoom: zoom)
         var total = 0
         guard root >= 0 else { return ([], 0) }
+        let filter = withoutNoOpInstants(filter)
         if filter == .all, zoom <= ClusterPyramid.maxZoom {
             // Zoomed out: whole cells from the pyramid, post by post only where the view cuts one.
             let (whole, cut) = pyramid.addCells(in: box, zoom: zoom, to: &grid)

@@ -179,6 +179,24 @@ public struct RTreeIndex: Sendable {
         return removed
     }
 
+    /// Sets a post's like count; `false` if it is not stored. A rise is carried up the summaries
+    /// at once (the popular walk must never under-estimate); a fall leaves them as upper bounds.
+    @discardableResult
+    public mutating func setLikes(id: Int64, to count: Int32) -> Bool {
+        guard let found = slots.slot(of: id, ids: columns.id) else { return false }
+        let slot = Int(found)
+        columns.setLikes(count, at: slot)
+        let leaf = slot / Self.leafCapacity
+        guard leafSummary[leaf].maxLikes < count else { return true }
+        leafSummary[leaf].maxLikes = count
+        var node = leafParent[leaf]
+        while node >= 0, nodeSummary[Int(node)].maxLikes < count {
+            nodeSummary[Int(node)].maxLikes = count
+            node = nodeParent[Int(node)]
+        }
+        return true
+    }
+
     /// The child whose box grows least (then the smaller one) to take the point.
     private func chooseChild(of node: Int32, for point: FloatBox) -> Int {
         var best = 0

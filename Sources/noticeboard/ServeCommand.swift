@@ -30,6 +30,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Posts one client may create in a burst. Default 10. Env: NOTICEBOARD_POST_BURST.")
     var postBurst: Int?
 
+    @Option(help: "Likes and unlikes one client may make per minute, 0 for unlimited. Default 120. Env: NOTICEBOARD_LIKE_RATE_PER_MINUTE.")
+    var likeRatePerMinute: Int?
+
     @Option(help: "Distinct reporters that hide a post automatically. Default 5. Env: NOTICEBOARD_REPORT_THRESHOLD.")
     var reportThreshold: Int?
 
@@ -105,7 +108,8 @@ struct ServeCommand: AsyncParsableCommand {
         let moderation = PostgresModerationStore(client: client, logger: logger)
         let board = Board(
             store: store, moderation: moderation, beacons: PostgresBeaconStore(client: client, logger: logger),
-            places: PostgresPlaceStore(client: client, logger: logger))
+            places: PostgresPlaceStore(client: client, logger: logger), likes: PostgresLikeStore(client: client, logger: logger),
+            replies: PostgresReplyStore(client: client, logger: logger))
         let summary = handle.summary
         var setup = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: logger)
         setup.services = [client] + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])
@@ -140,6 +144,8 @@ struct ServeCommand: AsyncParsableCommand {
                 leafletDirectory: Environment.value(leafletDir, "NOTICEBOARD_LEAFLET_DIR") ?? PageSettings.debianLeaflet,
                 chartDirectory: Environment.value(chartDir, "NOTICEBOARD_CHARTJS_DIR") ?? PageSettings.debianChartJS))
         settings.corsOrigins = corsOrigin.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_CORS_ORIGINS")) : corsOrigin
+        settings.likeRatePerMinute = try Environment.integer(likeRatePerMinute, "NOTICEBOARD_LIKE_RATE_PER_MINUTE", default: 120)
+        guard settings.likeRatePerMinute >= 0 else { throw ValidationError("the like rate must not be negative") }
         settings.streamsPerClient = try Environment.integer(streamsPerClient, "NOTICEBOARD_STREAMS_PER_CLIENT", default: 16)
         switch (Environment.value(tlsCert, "NOTICEBOARD_TLS_CERT"), Environment.value(tlsKey, "NOTICEBOARD_TLS_KEY")) {
         case (let cert?, let key?): settings.tls = (cert, key)

@@ -75,6 +75,8 @@ import Testing
             case .remove(let id, _, _):
                 #expect(shown[id] == true, "post \(id) removed while not shown, seed \(seed)")
                 shown[id] = false
+            case .reply(let reply, _):
+                Issue.record("reply \(reply.id) published where none was made, seed \(seed)")
             }
         }
         for (id, state) in newest { #expect((shown[id] ?? false) == (state.status == .visible), "post \(id), seed \(seed)") }

@@ -26,7 +26,9 @@ struct TestApp {
         let board = Board(
             store: PostgresPostStore(client: client, logger: TestDatabase.logger), moderation: moderation,
             beacons: PostgresBeaconStore(client: client, logger: TestDatabase.logger),
-            places: PostgresPlaceStore(client: client, logger: TestDatabase.logger, placeLimit: placeLimit))
+            places: PostgresPlaceStore(client: client, logger: TestDatabase.logger, placeLimit: placeLimit),
+            likes: PostgresLikeStore(client: client, logger: TestDatabase.logger),
+            replies: PostgresReplyStore(client: client, logger: TestDatabase.logger))
         var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
         application.services = [client]
         return try await buildApplication(application).test(setup) { http in

@@ -25,7 +25,7 @@ extension Board {
     /// How many visible posts lie in the place (on its floors, when it has some): whole index
     /// nodes inside it are counted from their sizes.
     public func postCount(in place: Place) -> Int {
-        state.read { $0.index.count(in: place.shape.box, filter: PostFilter(floors: place.floorRange, place: place.shape)) }
+        state.read { $0.index.count(in: place.shape.box, filter: PostFilter(floors: place.floorRange, place: place.shape, aliveAt: Timestamp.nowMilliseconds())) }
     }
 
     /// Places by slug after `after`, those whose box meets `box` (all when `nil`) and, with a

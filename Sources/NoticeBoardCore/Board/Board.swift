@@ -11,6 +11,9 @@ public final class Board: Sendable {
     let beacons: (any BeaconStore)?
     /// Places of record; without one no place exists.
     let placeStore: (any PlaceStore)?
+    /// Likes and replies of record; without them, those routes answer "unavailable".
+    let likeStore: (any LikeStore)?
+    let replyStore: (any ReplyStore)?
     /// Every place, as of the store's last revision seen: `place=` is answered from here.
     let placeDirectory = Mutex(PlaceDirectory.empty)
     /// Changes for live streams: every post this instance commits.
@@ -25,8 +28,11 @@ public final class Board: Sendable {
     let committedChanges = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
 
     public init(
-        store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil, places: (any PlaceStore)? = nil
+        store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil, places: (any PlaceStore)? = nil,
+        likes: (any LikeStore)? = nil, replies: (any ReplyStore)? = nil
     ) {
+        likeStore = likes
+        replyStore = replies
         self.store = store
         self.moderation = moderation
         self.beacons = beacons
@@ -43,8 +49,10 @@ public final class Board: Sendable {
         // only the tree is built at the end.
         var loading = BoardState()
         var hot: [IndexedPost] = []
+        let now = Timestamp.nowMilliseconds()
         try await store.forEachVisiblePost { post, version in
             loading.posts[post.id] = post
+            if let expiresAt = post.expiresAt, expiresAt > now { loading.expiries.add(id: post.id, at: expiresAt) }
             if version > 1 { loading.versions[post.id] = version }
             hot.append(loading.indexed(post))
         }
@@ -57,8 +65,10 @@ public final class Board: Sendable {
     public var postCount: Int { state.read { $0.index.count } }
 
     /// Stores a post and, once committed, makes it visible to every read on this instance.
-    public func submit(_ submission: PostSubmission, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
-        let draft: PostDraft
+    public func submit(
+        _ submission: PostSubmission, clientHash: String?, deviceHash: String? = nil, idempotency: IdempotencyRequest?
+    ) async throws -> CreateOutcome {
+        var draft: PostDraft
         switch submission.location {
         case .coordinates(let lat, let lon, let floor):
             draft = submission.draft(lat: lat, lon: lon, floor: floor, beacon: nil)
@@ -66,6 +76,7 @@ public final class Board: Sendable {
             let beacon = try await locate(reference)
             draft = submission.draft(lat: beacon.lat, lon: beacon.lon, floor: beacon.floor, beacon: reference.description)
         }
+        draft.deviceHash = deviceHash
         let outcome = try await store.create(draft, clientHash: clientHash, idempotency: idempotency)
         if case .created(let post) = outcome {
             reconcile(post, status: .visible, version: 1)
@@ -89,10 +100,15 @@ public final class Board: Sendable {
     public func reconcile(_ post: Post, status: PostStatus, version: Int64) {
         // Changes are applied and published one at a time, in the same order; reads wait only
         // for the change itself, not for its delivery to every stream.
-        applying.withLock { _ in
+        applyingChange {
             guard let event = state.write({ $0.reconcile(post, status: status, version: version) }) else { return }
             feed.publish(event)
         }
+    }
+
+    /// Runs a change and its publication while no other change is applied.
+    func applyingChange<T>(_ body: () -> T) -> T {
+        applying.withLock { _ in body() }
     }
 
     /// The version of the state applied for a post, 0 if none was seen or it was forgotten
@@ -133,7 +149,7 @@ public final class Board: Sendable {
         let (page, last) = state.read { state in
             let search = NearbySearch(
                 lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
-                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor, place: place),
+                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor, place: place, instant: query.instant),
                 order: query.order, after: query.after, limit: query.limit + 1)
             let hits = state.index.nearby(search)
             let page = hits.prefix(query.limit).map { hit in
@@ -141,20 +157,27 @@ public final class Board: Sendable {
             }
             return (page, hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil)
         }
-        return Page(items: page, nextCursor: last.map { PageCursor.from($0).encoded })
+        let scoredAt: Int64? = if case .popular(let instant) = query.order { instant } else { nil }
+        return Page(
+            items: page, nextCursor: last.map { PageCursor.from($0, scoredAt: query.instant.milliseconds).encoded }, asOf: scoredAt)
     }
 
     public func browse(_ query: BrowseQuery) throws(ValidationError) -> Page<Post> {
         let place = try resolvePlace(query.place)
         return state.read { state in
             let search = AreaSearch(
-                box: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil, place: place),
-                after: query.after, limit: query.limit + 1)
+                box: query.box,
+                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil, place: place, instant: query.instant),
+                after: query.after, limit: query.limit + 1, popularAt: query.popular ? query.instant.milliseconds : nil,
+                popularAfter: query.popularAfter)
             let found = state.index.browse(search)
             let page = found.prefix(query.limit).map { state.posts[$0.id]! }
-            let next = found.count > query.limit
-                ? PageCursor.time(createdAt: found[query.limit - 1].createdAt, id: found[query.limit - 1].id).encoded : nil
-            return Page(items: page, nextCursor: next)
+            guard found.count > query.limit else { return Page(items: page, nextCursor: nil, asOf: search.popularAt) }
+            let last = found[query.limit - 1]
+            let next = query.popular
+                ? PageCursor.popular(score: search.score(of: last), id: last.id, at: query.instant.milliseconds)
+                : PageCursor.time(createdAt: last.createdAt, id: last.id)
+            return Page(items: page, nextCursor: next.encoded, asOf: search.popularAt)
         }
     }
 
@@ -163,7 +186,8 @@ public final class Board: Sendable {
         let place = try resolvePlace(query.place)
         return state.read { state in
             state.index.clusters(
-                in: query.box, filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil, place: place),
+                in: query.box,
+                filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: nil, place: place, instant: query.instant),
                 zoom: query.zoom)
         }
     }
@@ -172,7 +196,7 @@ public final class Board: Sendable {
     public func tags(_ query: TagsQuery) throws(ValidationError) -> [TagCount] {
         let place = try resolvePlace(query.place)
         return state.read { state in
-            let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil, place: place)
+            let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil, place: place, instant: query.instant)
             return state.index.tagCounts(in: query.box, filter: filter)
                 .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }
                 .sorted { $0.count > $1.count || ($0.count == $1.count && $0.tag < $1.tag) }

@@ -13,6 +13,11 @@ struct BoardState: Sendable {
     var removed: [Int64: Int64] = [:]
     var removedBefore: [Int64: Int64] = [:]
     static let removedPerGeneration = 50_000
+    /// When each note with a lifetime leaves the live board, soonest first: streams hear of it.
+    var expiries = ExpiryQueue()
+    /// Replies already published to streams (each instance hears its own twice: once when it
+    /// commits one, once from the change feed).
+    var announcedReplies = RecentIDs()
 
     init() {}
 
@@ -34,8 +39,14 @@ struct BoardState: Sendable {
             removed[post.id] = version
         }
         switch (status == .visible, present) {
+        case (true, true):
+            // Likes and replies change a visible post in place; streams hear of replies apart.
+            if posts[post.id]?.likeCount != post.likeCount { index.setLikes(id: post.id, to: Int32(clamping: post.likeCount)) }
+            posts[post.id] = post
+            return nil
         case (true, false):
             insert(post)
+            if let expiresAt = post.expiresAt { expiries.add(id: post.id, at: expiresAt) }
             return .post(post)
         case (false, true):
             remove(id: post.id)
@@ -58,15 +69,24 @@ struct BoardState: Sendable {
     mutating func indexed(_ post: Post) -> IndexedPost {
         IndexedPost(
             id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, tag: tags.intern(post.tag),
-            createdAt: post.createdAt, floor: post.floor.map { Int16($0) })
+            createdAt: post.createdAt, floor: post.floor.map { Int16($0) }, expiresAt: post.expiresAt,
+            likes: Int32(clamping: post.likeCount))
     }
 
     /// An index filter; an empty `tags` list means every tag. Tags never stored match nothing.
-    /// A place adds its polygon and floors.
-    func filter(tags names: [String], from: Int64?, to: Int64?, floor: Int?, place: Place? = nil) -> PostFilter {
+    /// A place adds its polygon and floors. The board is seen at `instant`: notes expired by
+    /// then are left out, and with `createdBy`, so are notes made after it (the history view).
+    func filter(
+        tags names: [String], from: Int64?, to: Int64?, floor: Int?, place: Place? = nil, instant: BoardInstant?
+    ) -> PostFilter {
         let tagIDs: Set<TagID>? = names.isEmpty ? nil : Set(names.compactMap { tags.id(of: $0) })
+        var before = to
+        if let instant, instant.limitsCreation {
+            let (after, overflow) = instant.milliseconds.addingReportingOverflow(1)
+            if !overflow { before = min(before ?? after, after) }
+        }
         return PostFilter(
-            tags: tagIDs, createdFrom: from, createdBefore: to, floor: floor.map { Int16(clamping: $0) }, floors: place?.floorRange,
-            place: place?.shape)
+            tags: tagIDs, createdFrom: from, createdBefore: before, floor: floor.map { Int16(clamping: $0) }, floors: place?.floorRange,
+            place: place?.shape, aliveAt: instant?.milliseconds)
     }
 }

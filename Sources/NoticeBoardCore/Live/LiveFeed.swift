@@ -5,8 +5,10 @@ import Synchronization
 public enum LiveEvent: Sendable, Equatable {
     /// A new post, or a hidden post restored.
     case post(Post)
-    /// A post hidden or deleted; its position decides which streams hear of it.
+    /// A post hidden, deleted or expired; its position decides which streams hear of it.
     case remove(id: Int64, lat: Double, lon: Double)
+    /// A new reply, heard by the streams its post matches.
+    case reply(Reply, post: Post)
 }
 
 extension LiveEvent {
@@ -14,6 +16,7 @@ extension LiveEvent {
         switch self {
         case .post(let post): (post.lat, post.lon)
         case .remove(_, let lat, let lon): (lat, lon)
+        case .reply(_, let post): (post.lat, post.lon)
         }
     }
 }

@@ -23,9 +23,11 @@ public struct AuditEntry: Sendable, Equatable {
     public var action: String
     public var postId: Int64?
     public var reason: String?
+    /// The reply acted on; `nil` for an action on a post.
+    public var replyId: Int64?
 
-    public init(id: Int64, at: Int64, actor: String, action: String, postId: Int64?, reason: String?) {
-        (self.id, self.at, self.actor, self.action, self.postId, self.reason) = (id, at, actor, action, postId, reason)
+    public init(id: Int64, at: Int64, actor: String, action: String, postId: Int64?, reason: String?, replyId: Int64? = nil) {
+        (self.id, self.at, self.actor, self.action, self.postId, self.reason, self.replyId) = (id, at, actor, action, postId, reason, replyId)
     }
 }
 
@@ -34,12 +36,14 @@ public enum ModerationAction: String, Sendable {
     case hide, restore, delete
     /// Hidden by the system when reports reach the threshold.
     case autoHide = "auto_hide"
+    /// Deleted by the device it was posted from.
+    case authorDelete = "author_delete"
 
     public var resultingStatus: PostStatus {
         switch self {
         case .hide, .autoHide: .hidden
         case .restore: .visible
-        case .delete: .deleted
+        case .delete, .authorDelete: .deleted
         }
     }
 }

@@ -11,11 +11,24 @@ public struct Post: Sendable, Equatable {
     public var accuracy: Double?
     public var floor: Int?
     public var beacon: String?
+    /// Milliseconds; `nil` for a note that never leaves the live board.
+    public var expiresAt: Int64?
+    public var likeCount: Int
+    /// Visible replies only.
+    public var replyCount: Int
+    /// The keyed hash of the device key it was posted with, if any: never written out, it
+    /// answers `mine`, author deletes and replies' `byAuthor`.
+    public var deviceHash: String?
 
     public init(
         id: Int64, lat: Double, lon: Double, heading: Double?, message: String, tag: String, createdAt: Int64,
-        accuracy: Double?, floor: Int?, beacon: String?
+        accuracy: Double?, floor: Int?, beacon: String?, expiresAt: Int64? = nil, likeCount: Int = 0, replyCount: Int = 0,
+        deviceHash: String? = nil
     ) {
+        self.expiresAt = expiresAt
+        self.likeCount = likeCount
+        self.replyCount = replyCount
+        self.deviceHash = deviceHash
         self.id = id
         self.lat = lat
         self.lon = lon
@@ -29,6 +42,11 @@ public struct Post: Sendable, Equatable {
     }
 }
 
+extension Post {
+    /// Whether the note is still on the live board at `instant` (milliseconds).
+    public func isAlive(at instant: Int64) -> Bool { expiresAt.map { $0 > instant } ?? true }
+}
+
 /// Where a post stands in moderation.
 public enum PostStatus: String, Sendable, CaseIterable {
     case visible, hidden, deleted
@@ -39,7 +57,7 @@ public enum PostStatus: String, Sendable, CaseIterable {
 /// export's status) add their members to the same object after it.
 extension Post: Encodable {
     enum CodingKeys: String, CodingKey {
-        case id, lat, lon, heading, message, tag, createdAt, accuracy, floor, beacon
+        case id, lat, lon, heading, message, tag, createdAt, accuracy, floor, beacon, likeCount, replyCount, expiresAt
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -54,5 +72,8 @@ extension Post: Encodable {
         try container.encode(accuracy, forKey: .accuracy)
         try container.encode(floor, forKey: .floor)
         try container.encode(beacon, forKey: .beacon)
+        try container.encode(likeCount, forKey: .likeCount)
+        try container.encode(replyCount, forKey: .replyCount)
+        try container.encode(expiresAt.map(Timestamp.format(milliseconds:)), forKey: .expiresAt)
     }
 }

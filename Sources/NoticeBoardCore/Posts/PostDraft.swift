@@ -10,11 +10,16 @@ public struct PostDraft: Sendable, Equatable {
     public var accuracy: Double?
     public var floor: Int?
     public var beacon: String?
+    public var expiresAt: Int64?
+    /// The keyed hash of the poster's device key, when one was sent.
+    public var deviceHash: String?
 
     public init(
         lat: Double, lon: Double, heading: Double? = nil, message: String, tag: String, accuracy: Double? = nil,
-        floor: Int? = nil, beacon: String? = nil
+        floor: Int? = nil, beacon: String? = nil, expiresAt: Int64? = nil, deviceHash: String? = nil
     ) {
+        self.expiresAt = expiresAt
+        self.deviceHash = deviceHash
         // Stored at 1e-7° (about 1 cm), as the contract allows: the index keeps these as
         // four-byte integers and computes with exactly the doubles the database holds.
         self.lat = FixedDegrees.quantized(lat)

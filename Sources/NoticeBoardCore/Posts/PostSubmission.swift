@@ -10,9 +10,14 @@ public struct PostSubmission: Sendable, Equatable {
     public var message: String
     public var tag: String
     public var accuracy: Double?
+    public var expiresAt: Int64?
+
+    /// The shortest and longest lifetimes a note may be given.
+    public static let shortestLifetime: Int64 = 60_000
+    public static let longestLifetime: Int64 = 366 * 86_400_000
 
     /// Validates a parsed body. Unknown and server-owned fields (`id`, `createdAt`) are ignored.
-    public init(json: JSONValue) throws(ValidationError) {
+    public init(json: JSONValue, now: Int64 = Timestamp.nowMilliseconds()) throws(ValidationError) {
         guard case .object(let body) = json else { throw ValidationError(field: nil, "the body must be a JSON object") }
         let fields = JSONFields(body)
         if let beaconText = try fields.optionalString("beacon") {
@@ -30,11 +35,22 @@ public struct PostSubmission: Sendable, Equatable {
         message = try TextRules.normalizedMessage(try fields.requiredString("message"))
         tag = try TextRules.normalizedTag(try fields.requiredString("tag"))
         accuracy = try fields.optionalNumber("accuracy", in: 0...10000)
+        if let text = try fields.optionalString("expiresAt") {
+            guard let instant = Timestamp.parseTruncatedMilliseconds(text) else {
+                throw ValidationError(field: "expiresAt", "must be an RFC 3339 timestamp such as 2026-11-21T10:00:00.123Z")
+            }
+            guard instant > now + Self.shortestLifetime, instant <= now + Self.longestLifetime else {
+                throw ValidationError(field: "expiresAt", "must be more than 60 seconds and at most 366 days from now")
+            }
+            expiresAt = instant
+        }
     }
 
     /// The draft to store once the location is known.
     public func draft(lat: Double, lon: Double, floor: Int?, beacon: String?) -> PostDraft {
-        PostDraft(lat: lat, lon: lon, heading: heading, message: message, tag: tag, accuracy: accuracy, floor: floor, beacon: beacon)
+        PostDraft(
+            lat: lat, lon: lon, heading: heading, message: message, tag: tag, accuracy: accuracy, floor: floor, beacon: beacon,
+            expiresAt: expiresAt)
     }
 }
 

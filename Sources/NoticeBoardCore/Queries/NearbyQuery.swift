@@ -20,8 +20,10 @@ public struct NearbyQuery: Sendable {
     public var after: NearbyPosition?
     /// A place's slug: only posts inside it.
     public var place: String?
+    /// The board as it stood then (`asOf`, or the popular cursor's instant), or now.
+    public var instant: BoardInstant
 
-    public init(_ parameters: QueryParameters) throws(ValidationError) {
+    public init(_ parameters: QueryParameters, now: Int64 = Timestamp.nowMilliseconds()) throws(ValidationError) {
         // Every parameter is validated even where it has no effect (`fov` without `facing`).
         let lat = try parameters.number("lat", in: -90...90)
         let lon = try parameters.number("lon", in: -180...180)
@@ -44,16 +46,20 @@ public struct NearbyQuery: Sendable {
         tags = try parameters.tags()
         (from, to) = try parameters.timeRange()
         floor = try parameters.integer("floor", in: -20...200)
+        instant = try parameters.asOf(now: now)
+        let cursor = try parameters.first("cursor").map { text throws(ValidationError) in try PageCursor(decoding: text) }
         switch parameters.first("order") {
         case nil, "distance"?: order = .distance
         case "newest"?: order = .newest
-        default: throw ValidationError(field: "order", "must be distance or newest")
+        case "popular"?:
+            // Later pages are scored at the first page's instant, so the order holds still.
+            if case .popular(_, _, let scoredAt)? = cursor { instant = BoardInstant(milliseconds: scoredAt, limitsCreation: true) }
+            order = .popular(at: instant.milliseconds)
+        default: throw ValidationError(field: "order", "must be distance, newest or popular")
         }
         limit = try parameters.limit()
         place = try parameters.place()
-        after = try parameters.first("cursor").map { text throws(ValidationError) in
-            try PageCursor(decoding: text).nearbyPosition(for: order)
-        }
+        after = try cursor?.nearbyPosition(for: order)
     }
 }
 
@@ -66,18 +72,33 @@ public struct BrowseQuery: Sendable {
     public var limit: Int
     public var after: (createdAt: Int64, id: Int64)?
     public var place: String?
+    public var instant: BoardInstant
+    /// Newest first unless `order=popular`.
+    public var popular = false
+    public var popularAfter: (score: Double, id: Int64)?
 
-    public init(_ parameters: QueryParameters) throws(ValidationError) {
+    public init(_ parameters: QueryParameters, now: Int64 = Timestamp.nowMilliseconds()) throws(ValidationError) {
         box = try parameters.box() ?? .world
         place = try parameters.place()
         tags = try parameters.tags()
         (from, to) = try parameters.timeRange()
         limit = try parameters.limit()
+        instant = try parameters.asOf(now: now)
+        switch parameters.first("order") {
+        case nil, "newest"?: popular = false
+        case "popular"?: popular = true
+        default: throw ValidationError(field: "order", "must be newest or popular")
+        }
         if let text = parameters.first("cursor") {
-            guard case .time(let createdAt, let id) = try PageCursor(decoding: text) else {
-                throw ValidationError(field: "cursor", "belongs to a different endpoint")
+            switch (try PageCursor(decoding: text), popular) {
+            case (.time(let createdAt, let id), false):
+                after = (createdAt, id)
+            case (.popular(let score, let id, let scoredAt), true):
+                popularAfter = (score, id)
+                instant = BoardInstant(milliseconds: scoredAt, limitsCreation: true)
+            default:
+                throw ValidationError(field: "cursor", "belongs to a different endpoint or order")
             }
-            after = (createdAt, id)
         }
     }
 }
@@ -90,10 +111,12 @@ public struct ClustersQuery: Sendable {
     public var from: Int64?
     public var to: Int64?
     public var place: String?
+    public var instant: BoardInstant
 
-    public init(_ parameters: QueryParameters) throws(ValidationError) {
+    public init(_ parameters: QueryParameters, now: Int64 = Timestamp.nowMilliseconds()) throws(ValidationError) {
         box = try parameters.box() ?? .world
         place = try parameters.place()
+        instant = try parameters.asOf(now: now)
         guard let zoom = try parameters.integer("zoom", in: 0...22) else { throw ValidationError(field: "zoom", "is required (0 to 22)") }
         self.zoom = zoom
         tags = try parameters.tags()
@@ -107,11 +130,13 @@ public struct TagsQuery: Sendable {
     public var from: Int64?
     public var to: Int64?
     public var place: String?
+    public var instant: BoardInstant
 
-    public init(_ parameters: QueryParameters) throws(ValidationError) {
+    public init(_ parameters: QueryParameters, now: Int64 = Timestamp.nowMilliseconds()) throws(ValidationError) {
         box = try parameters.box() ?? .world
         (from, to) = try parameters.timeRange()
         place = try parameters.place()
+        instant = try parameters.asOf(now: now)
     }
 }
 
@@ -119,10 +144,13 @@ public struct TagsQuery: Sendable {
 public struct Page<Item: Sendable>: Sendable {
     public var items: [Item]
     public var nextCursor: String?
+    /// The instant a popular page was scored at.
+    public var asOf: Int64?
 
-    public init(items: [Item], nextCursor: String?) {
+    public init(items: [Item], nextCursor: String?, asOf: Int64? = nil) {
         self.items = items
         self.nextCursor = nextCursor
+        self.asOf = asOf
     }
 }
 

@@ -27,8 +27,11 @@ public struct PostChange: Sendable, Equatable {
     public var status: PostStatus
     /// The post's version in that state: every update of a post raises it.
     public var version: Int64
+    /// A reply made to the post in this change, when it is still visible.
+    public var reply: Reply?
 
-    public init(sequence: Int64, post: Post, status: PostStatus, version: Int64) {
+    public init(sequence: Int64, post: Post, status: PostStatus, version: Int64, reply: Reply? = nil) {
+        self.reply = reply
         self.sequence = sequence
         self.post = post
         self.status = status

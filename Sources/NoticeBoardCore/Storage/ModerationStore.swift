@@ -6,6 +6,8 @@ public protocol ModerationStore: Sendable {
     /// the message. `nil` if there is no such post; throws `ModerationError.deleted` for a
     /// restore or hide of a deleted post.
     func apply(_ action: ModerationAction, to postId: Int64, actor: String, reason: String?) async throws -> StatusChange?
+    /// Deletes a post for the device it was posted from (audited as `author_delete`).
+    func deleteByAuthor(postId: Int64, deviceHash: String) async throws -> AuthorDeleteOutcome
     /// Counts a report once per client; hides the post when distinct reporters reach `threshold`.
     func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome
     func moderationPosts(_ query: ModerationQuery) async throws -> Page<ModeratedPost>

@@ -29,6 +29,13 @@ public struct BoardLoader: Service {
                 group.addTask { [board, logger] in
                     try await PlaceFollower(board: board, interval: .milliseconds(250), logger: logger).run()
                 }
+                group.addTask { [board] in
+                    // Streams hear of a note's end within a quarter second of its instant.
+                    while true {
+                        board.publishExpiries()
+                        try await Task.sleep(for: .milliseconds(250))
+                    }
+                }
                 if let changes {
                     group.addTask { [board, logger] in try await ChangeFollower(board: board, feed: changes, logger: logger).run(after: start) }
                     group.addTask { [board, logger] in await Self.announce(board.committedChanges.stream, on: changes, logger: logger) }

@@ -62,6 +62,24 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
         return updated.map { StatusChange(post: $0.post, previous: previous, version: $0.version) }
     }
 
+    public func deleteByAuthor(postId: Int64, deviceHash: String) async throws -> AuthorDeleteOutcome {
+        try await StoreErrors.bounded { [self] in
+            try await client.withTransaction(logger: logger) { connection in
+                var found: (status: String, device: String?)?
+                for try await row in try await connection.query(
+                    "SELECT status, device_hash FROM posts WHERE id = \(postId) FOR UPDATE", logger: logger
+                ).decode((String, String?).self) {
+                    found = row
+                }
+                guard let found, found.status != PostStatus.deleted.rawValue else { return .notFound }
+                guard found.device == deviceHash else { return .forbidden }
+                guard let change = try await Self.apply(.authorDelete, to: postId, actor: "author", reason: nil, on: connection, logger: logger)
+                else { return .notFound }
+                return .deleted(change)
+            }
+        }
+    }
+
     public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome {
         try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
@@ -143,11 +161,11 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
             var entries: [AuditEntry] = []
             for try await row in try await client.query(
                 """
-                SELECT id, (extract(epoch FROM at) * 1000)::int8, actor, action, post_id, reason FROM audit_log
+                SELECT id, (extract(epoch FROM at) * 1000)::int8, actor, action, post_id, reason, reply_id FROM audit_log
                 WHERE (\(id)::int8 IS NULL OR id < \(id)::int8) ORDER BY id DESC LIMIT \(limit + 1)
                 """, logger: logger
-            ).decode((Int64, Int64, String, String, Int64?, String?).self) {
-                entries.append(AuditEntry(id: row.0, at: row.1, actor: row.2, action: row.3, postId: row.4, reason: row.5))
+            ).decode((Int64, Int64, String, String, Int64?, String?, Int64?).self) {
+                entries.append(AuditEntry(id: row.0, at: row.1, actor: row.2, action: row.3, postId: row.4, reason: row.5, replyId: row.6))
             }
             return entries
         }

@@ -65,9 +65,10 @@ public struct PostgresPostStore: PostStore {
     private static func insertRow(_ draft: PostDraft, clientHash: String?, on connection: PostgresConnection, logger: Logger) async throws -> Post {
         let rows = try await connection.query(
             """
-            INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash)
+            INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash, device_hash, expires_at)
             VALUES (\(draft.lat), \(draft.lon), \(draft.heading), \(draft.message), \(draft.tag), \(draft.accuracy),
-                    \(draft.floor.map(Int16.init)), \(draft.beacon), \(clientHash))
+                    \(draft.floor.map(Int16.init)), \(draft.beacon), \(clientHash), \(draft.deviceHash),
+                    timestamptz 'epoch' + \(draft.expiresAt)::int8 * interval '1 millisecond')
             RETURNING \(unescaped: PostRow.columns())
             """, logger: logger)
         var inserted: Post?
@@ -81,12 +82,14 @@ public struct PostgresPostStore: PostStore {
             let rows = try await client.query(
                 """
                 SELECT k.fingerprint, \(unescaped: PostRow.columns(of: "p"))
-                FROM idempotency_keys k JOIN posts p ON p.id = k.post_id
+                FROM idempotency_keys k LEFT JOIN posts p ON p.id = k.post_id
                 WHERE k.key = \(idempotency.key)
                 """, logger: logger)
             for try await row in rows {
                 let cells = try PostRow.cells(of: row, count: 1 + PostRow.columnCount)
+                // The key was used for other content (another post, or a reply).
                 guard try cells[0].decode(String.self) == idempotency.fingerprint else { throw StoreError.idempotencyConflict }
+                guard try cells[1].decode(Int64?.self) != nil else { return nil }
                 return .replayed(try PostRow.decode(cells, from: 1))
             }
             return nil
@@ -128,7 +131,8 @@ public struct PostgresPostStore: PostStore {
         let rows = try await client.query(
             """
             SELECT array_agg(id), array_agg(lat), array_agg(lon), array_agg(heading), array_agg(message), array_agg(tag),
-                   array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon), array_agg(version)
+                   array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon), array_agg(version),
+                   array_agg(expires_at), array_agg(like_count::int8), array_agg(reply_count::int8), array_agg(device_hash)
             FROM posts WHERE status = 'visible' AND id BETWEEN \(ids.0) AND \(ids.1)
             """, logger: logger)
         var cells: [PostgresCell] = []
@@ -137,19 +141,22 @@ public struct PostgresPostStore: PostStore {
     }
 
     private static func decodeChunk(_ cells: [PostgresCell], _ body: (Post, Int64) throws -> Void) throws {
-        guard cells.count == 11 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
+        guard cells.count == 15 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
         let columns = try cells.map(BinaryArrayColumn.init)
         let (ids, lats, lons, headings, messages, tags, times, accuracies, floors, beacons, versions) =
             (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5], columns[6], columns[7], columns[8], columns[9], columns[10])
+        let (expiries, likes, replies, devices) = (columns[11], columns[12], columns[13], columns[14])
         guard columns.allSatisfy({ $0.count == ids.count }) else { throw StoreError.unavailable("the index load's columns differ in length") }
         for i in 0..<ids.count {
             guard let id = ids.int64(i), let lat = lats.double(i), let lon = lons.double(i), let message = messages.string(i),
-                let tag = tags.string(i), let createdAt = times.milliseconds(i), let version = versions.int64(i)
+                let tag = tags.string(i), let createdAt = times.milliseconds(i), let version = versions.int64(i),
+                let likeCount = likes.int64(i), let replyCount = replies.int64(i)
             else { throw StoreError.unavailable("the index load returned a post without a required column") }
             try body(
                 Post(
                     id: id, lat: lat, lon: lon, heading: headings.double(i), message: message, tag: tag, createdAt: createdAt,
-                    accuracy: accuracies.double(i), floor: floors.int16(i).map(Int.init), beacon: beacons.string(i)),
+                    accuracy: accuracies.double(i), floor: floors.int16(i).map(Int.init), beacon: beacons.string(i),
+                    expiresAt: expiries.milliseconds(i), likeCount: Int(likeCount), replyCount: Int(replyCount), deviceHash: devices.string(i)),
                 version)
         }
     }
@@ -189,5 +196,17 @@ public struct PostgresPostStore: PostStore {
 
     private func translatingErrors<T>(_ body: () async throws -> T) async throws -> T {
         try await StoreErrors.translating(body)
+    }
+}
+
+extension PostgresPostStore {
+    /// A post's columns, status and version, from a table aliased `p`.
+    static let stateColumns = PostRow.columns(of: "p") + ", p.status, p.version"
+
+    static func state(_ row: PostgresRow) throws -> PostState {
+        let cells = try PostRow.cells(of: row, count: PostRow.columnCount + 2)
+        return PostState(
+            post: try PostRow.decode(cells), status: PostStatus(rawValue: try cells[PostRow.columnCount].decode(String.self)) ?? .hidden,
+            version: try cells[PostRow.columnCount + 1].decode(Int64.self))
     }
 }

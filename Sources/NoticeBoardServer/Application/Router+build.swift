@@ -27,10 +27,15 @@ func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
     // Every route below it needs a moderator's bearer token; the moderator is in the context.
     let moderation = routes.group("/api/v1/moderation", middleware: ModeratorAuthenticator(auth: auth))
 
-    PostRoutes(board: board, postLimiter: RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst), identity: identity)
-        .register(on: routes)
-    ReportRoutes(board: board, identity: identity, threshold: settings.reportThreshold, limiter: RateLimiter(ratePerMinute: 20, burst: 10))
-        .register(on: routes)
+    let postLimiter = RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst)
+    let reportLimiter = RateLimiter(ratePerMinute: 20, burst: 10)
+    PostRoutes(board: board, postLimiter: postLimiter, identity: identity).register(on: routes)
+    ReportRoutes(board: board, identity: identity, threshold: settings.reportThreshold, limiter: reportLimiter).register(on: routes)
+    ReactionRoutes(
+        board: board, identity: identity, postLimiter: postLimiter,
+        likeLimiter: RateLimiter(ratePerMinute: settings.likeRatePerMinute, burst: max(1, settings.likeRatePerMinute / 4)),
+        reportLimiter: reportLimiter, reportThreshold: settings.reportThreshold
+    ).register(on: routes)
     AuthRoutes(auth: auth, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5), throttle: LoginThrottle())
         .register(on: routes, authenticated: routes.group("/api/v1/auth", middleware: ModeratorAuthenticator(auth: auth)))
     ModerationRoutes(board: board).register(on: moderation)

@@ -14,6 +14,8 @@ public struct ServerSettings: Sendable {
     public var postRatePerMinute: Int
     public var postBurst: Int
     public var reportThreshold: Int
+    /// Likes and unlikes a client may make per minute; 0 means unlimited.
+    public var likeRatePerMinute = 120
     /// Peers whose `X-Forwarded-For` is believed.
     public var trustedProxies: [String]
     /// The key of the `clientId` pseudonyms.

@@ -3,6 +3,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import NIOCore
+import NoticeBoardCore
 
 /// Who is asking: the socket's peer, or the `X-Forwarded-For` client when the peer is a
 /// trusted proxy; and the keyed hash of that address that moderators see as `clientId`.
@@ -31,7 +32,19 @@ public struct ClientIdentity: Sendable {
         return HexDigest.hex(code.prefix(16))
     }
 
+    /// A device key's keyed hash: the same HMAC key as addresses, in its own domain.
+    public func deviceHash(of key: String) -> String {
+        hash(of: "device:" + key)
+    }
+
     static let forwardedForHeader = HTTPField.Name("X-Forwarded-For")!
+    static let deviceKeyHeader = HTTPField.Name(DeviceKey.header)!
+
+    /// The keyed hash of the request's `X-Device-Key`, `nil` without one; a malformed key is a 400.
+    func deviceHash(of request: Request) throws(ValidationError) -> String? {
+        guard let key = request.headers[Self.deviceKeyHeader] else { return nil }
+        return deviceHash(of: try DeviceKey.validated(key))
+    }
 
     /// The client of a request (see `address(peer:forwardedFor:)`).
     func address(of request: Request, context: some RemoteAddressRequestContext) -> String {

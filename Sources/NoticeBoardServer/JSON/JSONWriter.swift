@@ -127,6 +127,13 @@ extension PostJSON: JSONWritable {
         if member("accuracy", .accuracy) { json.optional(post.accuracy) { $0.number($1) } }
         if member("floor", .floor) { json.optional(post.floor) { $0.number($1) } }
         if member("beacon", .beacon) { json.optional(post.beacon) { $0.string($1) } }
+        if member("likeCount", .likeCount) { json.number(post.likeCount) }
+        if member("replyCount", .replyCount) { json.number(post.replyCount) }
+        if member("expiresAt", .expiresAt) { json.optional(post.expiresAt) { $0.timestamp(milliseconds: $1) } }
+        if let viewer {
+            if member("likedByMe", .likedByMe) { json.raw(viewer.likedByMe ? "true" : "false") }
+            if member("mine", .mine) { json.raw(viewer.mine ? "true" : "false") }
+        }
         if let distance, member("distance", .distance) { json.number(distance) }
         if let bearing, member("bearing", .bearing) { json.number(bearing) }
         if let moderation {
@@ -160,6 +167,10 @@ extension PageJSON: JSONWritable where Item: JSONWritable {
         json.raw("]")
         json.key("nextCursor")
         json.optional(nextCursor) { $0.string($1) }
+        if let asOf {
+            json.key("asOf")
+            json.timestamp(milliseconds: asOf)
+        }
     }
 }
 

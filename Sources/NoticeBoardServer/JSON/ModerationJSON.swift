@@ -13,12 +13,14 @@ struct AuditEntryJSON: Encodable {
     var action: String
     var postId: Int64?
     var reason: String?
+    var replyId: Int64?
 
     init(_ entry: AuditEntry) {
-        (at, actor, action, postId, reason) = (Timestamp.format(milliseconds: entry.at), entry.actor, entry.action, entry.postId, entry.reason)
+        (at, actor, action, postId, reason, replyId) =
+            (Timestamp.format(milliseconds: entry.at), entry.actor, entry.action, entry.postId, entry.reason, entry.replyId)
     }
 
-    enum CodingKeys: String, CodingKey { case at, actor, action, postId, reason }
+    enum CodingKeys: String, CodingKey { case at, actor, action, postId, reason, replyId }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -27,5 +29,6 @@ struct AuditEntryJSON: Encodable {
         try container.encode(action, forKey: .action)
         try container.encode(postId, forKey: .postId)
         try container.encode(reason, forKey: .reason)
+        try container.encode(replyId, forKey: .replyId)
     }
 }

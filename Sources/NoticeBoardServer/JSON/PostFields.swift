@@ -5,7 +5,7 @@ import NoticeBoardCore
 /// the contract; without it every member is written, as the contract says). A phone that only
 /// needs markers, or a client that only ranks ids, reads a small part of the bytes.
 struct PostFields: OptionSet, Sendable {
-    let rawValue: UInt16
+    let rawValue: UInt32
 
     static let id = PostFields(rawValue: 1 << 0)
     static let lat = PostFields(rawValue: 1 << 1)
@@ -19,13 +19,19 @@ struct PostFields: OptionSet, Sendable {
     static let beacon = PostFields(rawValue: 1 << 9)
     static let distance = PostFields(rawValue: 1 << 10)
     static let bearing = PostFields(rawValue: 1 << 11)
+    static let likeCount = PostFields(rawValue: 1 << 12)
+    static let replyCount = PostFields(rawValue: 1 << 13)
+    static let expiresAt = PostFields(rawValue: 1 << 14)
+    static let likedByMe = PostFields(rawValue: 1 << 15)
+    static let mine = PostFields(rawValue: 1 << 16)
 
-    static let all = PostFields(rawValue: (1 << 12) - 1)
+    static let all = PostFields(rawValue: (1 << 17) - 1)
 
     static let names: [(name: String, field: PostFields)] = [
         ("id", .id), ("lat", .lat), ("lon", .lon), ("heading", .heading), ("message", .message), ("tag", .tag),
         ("createdAt", .createdAt), ("accuracy", .accuracy), ("floor", .floor), ("beacon", .beacon),
-        ("distance", .distance), ("bearing", .bearing),
+        ("distance", .distance), ("bearing", .bearing), ("likeCount", .likeCount), ("replyCount", .replyCount),
+        ("expiresAt", .expiresAt), ("likedByMe", .likedByMe), ("mine", .mine),
     ]
 
     /// The `fields` parameter: comma-separated member names; absent means all of them.

@@ -10,6 +10,8 @@ struct PostJSON: Encodable {
     var moderation: ModeratedPost?
     /// The members written (`fields=`); the contract's default is all of them.
     var fields = PostFields.all
+    /// For a request with a device key: whether that device likes the post, and made it.
+    var viewer: ViewerMarks?
 
     init(post: Post, distance: Double? = nil, bearing: Double? = nil, fields: PostFields = .all) {
         (self.post, self.distance, self.bearing, self.fields) = (post, distance, bearing, fields)
@@ -21,12 +23,16 @@ struct PostJSON: Encodable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case distance, bearing, status, reportCount, clientId
+        case distance, bearing, status, reportCount, clientId, likedByMe, mine
     }
 
     func encode(to encoder: any Encoder) throws {
         try post.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
+        if let viewer {
+            try container.encode(viewer.likedByMe, forKey: .likedByMe)
+            try container.encode(viewer.mine, forKey: .mine)
+        }
         try container.encodeIfPresent(distance, forKey: .distance)
         try container.encodeIfPresent(bearing, forKey: .bearing)
         if let moderation {
@@ -42,6 +48,8 @@ struct PageJSON<Item: Encodable>: Encodable {
     var itemsKey: String
     var items: [Item]
     var nextCursor: String?
+    /// The instant a popular page was scored at.
+    var asOf: Int64?
 
     static func posts(_ posts: [PostJSON], nextCursor: String?) -> PageJSON<PostJSON> {
         PageJSON<PostJSON>(itemsKey: "posts", items: posts, nextCursor: nextCursor)
@@ -58,6 +66,7 @@ struct PageJSON<Item: Encodable>: Encodable {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(items, forKey: Key(stringValue: itemsKey))
         try container.encode(nextCursor, forKey: Key(stringValue: "nextCursor"))
+        if let asOf { try container.encode(Timestamp.format(milliseconds: asOf), forKey: Key(stringValue: "asOf")) }
     }
 }
 

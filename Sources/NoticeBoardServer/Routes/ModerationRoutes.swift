@@ -21,6 +21,37 @@ struct ModerationRoutes: Sendable {
             return Response(status: .noContent)
         }
         moderation.on(.get, "/audit", use: audit)
+        moderation.on(.get, "/replies", use: replies)
+        moderation.on(.post, "/replies/{id}/hide") { request, context in
+            try await changeReply(.hide, request: request, context: context, reasonRequired: true)
+        }
+        moderation.on(.post, "/replies/{id}/restore") { request, context in
+            try await changeReply(.restore, request: request, context: context, reasonRequired: false)
+        }
+        moderation.on(.delete, "/replies/{id}") { request, context in
+            _ = try await changeReply(.delete, request: request, context: context, reasonRequired: true)
+            return Response(status: .noContent)
+        }
+    }
+
+    @Sendable func replies(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let page = try await board.moderationReplies(try ReplyModerationQuery(QueryParameters(urlQuery: request.uri.query)))
+        return JSONResponse.make(PageJSON(itemsKey: "replies", items: page.items.map(ReplyJSON.init(moderated:)), nextCursor: page.nextCursor))
+    }
+
+    func changeReply(_ action: ModerationAction, request: Request, context: AppRequestContext, reasonRequired: Bool) async throws -> Response {
+        let moderator = try context.moderator()
+        let id = try ReactionRoutes.id(context, "reply")
+        let reason = try await JSONBody.reason(of: request, required: reasonRequired)
+        do {
+            guard let change = try await board.moderateReply(action, replyId: id, by: moderator.name, reason: reason) else {
+                throw APIError.notFound("no such reply")
+            }
+            Counter(label: "noticeboard_moderation_actions_total", dimensions: [("action", "reply_\(action)")]).increment()
+            return JSONResponse.make(ReplyJSON(moderated: change.reply))
+        } catch ModerationError.deleted {
+            throw APIError(.conflict, code: "conflict", message: "the reply is deleted for good")
+        }
     }
 
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -27,42 +27,58 @@ struct PostRoutes: Sendable {
         let idempotency = try request.headers[Self.idempotencyKeyHeader].map { key throws(ValidationError) in
             IdempotencyRequest(key: try IdempotencyRequest.validatedKey(key), fingerprint: HexDigest.sha256(json.canonicalText))
         }
+        let deviceHash = try identity.deviceHash(of: request)
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = postLimiter.reserve(for: client) {
-            if let idempotency, let replayed = try await board.replay(idempotency) { return Self.postResponse(replayed) }
+            if let idempotency, let replayed = try await board.replay(idempotency) {
+                return try await postResponse(replayed, deviceHash: deviceHash)
+            }
             throw APIError.rateLimited(retryAfterSeconds: retryAfter)
         }
         let outcome: CreateOutcome
         do {
-            outcome = try await board.submit(submission, clientHash: identity.hash(of: client), idempotency: idempotency)
+            outcome = try await board.submit(submission, clientHash: identity.hash(of: client), deviceHash: deviceHash, idempotency: idempotency)
         } catch {
             postLimiter.refund(for: client)
             throw error
         }
         if case .replayed = outcome { postLimiter.refund(for: client) }
-        return Self.postResponse(outcome)
+        return try await postResponse(outcome, deviceHash: deviceHash)
     }
 
-    static func postResponse(_ outcome: CreateOutcome) -> Response {
+    func postResponse(_ outcome: CreateOutcome, deviceHash: String?) async throws -> Response {
         let status: HTTPResponse.Status = if case .created = outcome { .created } else { .ok }
-        return JSONResponse.make(status: status, PostJSON(post: outcome.post), headers: [.location: "/api/v1/posts/\(outcome.post.id)"])
+        var json = PostJSON(post: outcome.post)
+        json.viewer = try await board.viewerMarks(for: [outcome.post], deviceHash: deviceHash)?[outcome.post.id]
+        return JSONResponse.make(status: status, json, headers: [.location: "/api/v1/posts/\(outcome.post.id)"])
     }
 
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         try board.requireLoaded()
+        let deviceHash = try identity.deviceHash(of: request)
         guard let id = context.parameters.get("id").flatMap({ Int64($0) }), let post = board.post(id: id) else {
             throw APIError.notFound("no such post")
         }
-        return JSONResponse.make(PostJSON(post: post))
+        var json = PostJSON(post: post)
+        json.viewer = try await board.viewerMarks(for: [post], deviceHash: deviceHash)?[post.id]
+        return JSONResponse.make(json)
     }
 
     @Sendable func nearby(_ request: Request, context: AppRequestContext) async throws -> Response {
         try board.requireLoaded()
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let fields = try PostFields.parse(parameters)
+        let deviceHash = try identity.deviceHash(of: request)
         let page = try await board.nearby(try NearbyQuery(parameters))
-        let posts = page.items.map { PostJSON(post: $0.post, distance: $0.distance, bearing: $0.bearing, fields: fields) }
-        return JSONResponse.make(PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor))
+        let marks = try await board.viewerMarks(for: page.items.map(\.post), deviceHash: deviceHash)
+        let posts = page.items.map { found in
+            var json = PostJSON(post: found.post, distance: found.distance, bearing: found.bearing, fields: fields)
+            json.viewer = marks?[found.post.id]
+            return json
+        }
+        var response = PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor)
+        response.asOf = page.asOf
+        return JSONResponse.make(response)
     }
 
     @Sendable func browse(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -70,9 +86,17 @@ struct PostRoutes: Sendable {
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let query = try BrowseQuery(parameters)
         let fields = try PostFields.parse(parameters, available: PostFields.all.subtracting([.distance, .bearing]))
+        let deviceHash = try identity.deviceHash(of: request)
         let page = try board.browse(query)
-        return JSONResponse.make(
-            PageJSON<PostJSON>.posts(page.items.map { PostJSON(post: $0, fields: fields) }, nextCursor: page.nextCursor))
+        let marks = try await board.viewerMarks(for: page.items, deviceHash: deviceHash)
+        let posts = page.items.map { post in
+            var json = PostJSON(post: post, fields: fields)
+            json.viewer = marks?[post.id]
+            return json
+        }
+        var response = PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor)
+        response.asOf = page.asOf
+        return JSONResponse.make(response)
     }
 
     @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -12,14 +12,16 @@ final class RouteTable: Sendable {
     }
 
     /// The methods routed on a path (`{…}` segments match anything), for 405's `Allow` header.
+    /// Only the routes naming most segments literally count: `/posts/nearby` is not `/posts/{id}`.
     func allowedMethods(forPath path: String) -> [HTTPRequest.Method] {
         let requested = Self.segments(path)
-        var methods: [HTTPRequest.Method] = []
-        for route in routes.withLock({ $0 })
-        where route.segments.count == requested.count
-            && zip(route.segments, requested).allSatisfy({ $0.hasPrefix("{") || $0 == $1 }) && !methods.contains(route.method) {
-            methods.append(route.method)
+        let matching = routes.withLock({ $0 }).filter { route in
+            route.segments.count == requested.count && zip(route.segments, requested).allSatisfy({ $0.hasPrefix("{") || $0 == $1 })
         }
+        let wildcards = { (route: (method: HTTPRequest.Method, segments: [String])) in route.segments.filter { $0.hasPrefix("{") }.count }
+        let fewest = matching.map(wildcards).min()
+        var methods: [HTTPRequest.Method] = []
+        for route in matching where wildcards(route) == fewest && !methods.contains(route.method) { methods.append(route.method) }
         return methods
     }
 

@@ -109,6 +109,10 @@ struct StreamRoutes: Sendable {
             guard query.matches(lat: lat, lon: lon, tag: nil) != nil else { return nil }
             name = "remove"
             data = "{\"id\":\(id)}"
+        case .reply(let reply, let post):
+            guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
+            name = "reply"
+            data = JSONResponse.encode(ReplyJSON(reply))
         }
         return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
     }

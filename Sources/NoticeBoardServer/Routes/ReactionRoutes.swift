@@ -1,0 +1,137 @@
+import HTTPTypes
+import Hummingbird
+import Metrics
+import NoticeBoardCore
+
+/// Likes, replies and deleting your own note: what a device does to notes on the board.
+struct ReactionRoutes: Sendable {
+    let board: Board
+    let identity: ClientIdentity
+    /// Shared with posting: a reply counts as a post against the client's rate.
+    let postLimiter: RateLimiter
+    let likeLimiter: RateLimiter
+    let reportLimiter: RateLimiter
+    let reportThreshold: Int
+
+    func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
+        routes.on(.put, "/api/v1/posts/{id}/like") { request, context in try await like(request, context, liked: true) }
+        routes.on(.delete, "/api/v1/posts/{id}/like") { request, context in try await like(request, context, liked: false) }
+        routes.on(.delete, "/api/v1/posts/{id}", use: deleteOwn)
+        routes.on(.post, "/api/v1/posts/{id}/replies", use: reply)
+        routes.on(.get, "/api/v1/posts/{id}/replies", use: replies)
+        routes.on(.post, "/api/v1/replies/{id}/reports", use: reportReply)
+    }
+
+    static func id(_ context: AppRequestContext, _ what: String = "post") throws -> Int64 {
+        guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else { throw APIError.notFound("no such \(what)") }
+        return id
+    }
+
+    /// The device key, which these routes need: 400 on `X-Device-Key` when absent or malformed.
+    func requiredDevice(_ request: Request) throws -> String {
+        guard let hash = try identity.deviceHash(of: request) else {
+            throw APIError.invalid("\(DeviceKey.header) is required", field: DeviceKey.header)
+        }
+        return hash
+    }
+
+    func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> Response {
+        try board.requireLoaded()
+        let id = try Self.id(context)
+        let device = try requiredDevice(request)
+        let client = identity.address(of: request, context: context)
+        if case .limited(let retryAfter) = likeLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
+        guard let count = try await board.setLike(postId: id, deviceHash: device, liked: liked) else {
+            likeLimiter.refund(for: client)
+            throw APIError.notFound("no such post")
+        }
+        Counter(label: "noticeboard_likes_total", dimensions: [("change", liked ? "like" : "unlike")]).increment()
+        return JSONResponse.make(LikeJSON(likeCount: count, likedByMe: liked))
+    }
+
+    @Sendable func deleteOwn(_ request: Request, context: AppRequestContext) async throws -> Response {
+        // `DELETE /api/v1/posts/nearby` lands here: a path no DELETE route has (405 or 404).
+        guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else { throw HTTPError(.notFound) }
+        try board.requireLoaded()
+        guard let device = try identity.deviceHash(of: request) else {
+            throw APIError(.forbidden, code: "forbidden", message: "only the device that made a note may delete it")
+        }
+        switch try await board.deleteByAuthor(postId: id, deviceHash: device) {
+        case .deleted:
+            Counter(label: "noticeboard_moderation_actions_total", dimensions: [("action", "author_delete")]).increment()
+            return Response(status: .noContent)
+        case .forbidden:
+            throw APIError(.forbidden, code: "forbidden", message: "only the device that made a note may delete it")
+        case .notFound:
+            throw APIError.notFound("no such post")
+        }
+    }
+
+    @Sendable func reply(_ request: Request, context: AppRequestContext) async throws -> Response {
+        try board.requireLoaded()
+        let id = try Self.id(context)
+        let json = try await JSONBody.read(request)
+        let submission = try ReplySubmission(json: json)
+        let device = try identity.deviceHash(of: request)
+        // The route is part of the fingerprint: one key cannot stand for a post and a reply.
+        let idempotency = try request.headers[PostRoutes.idempotencyKeyHeader].map { key throws(ValidationError) in
+            IdempotencyRequest(
+                key: try IdempotencyRequest.validatedKey(key), fingerprint: HexDigest.sha256("reply \(id) " + json.canonicalText))
+        }
+        let client = identity.address(of: request, context: context)
+        if case .limited(let retryAfter) = postLimiter.reserve(for: client) {
+            if let idempotency, let replayed = try await board.replayReply(idempotency) { return replyResponse(replayed, device: device) }
+            throw APIError.rateLimited(retryAfterSeconds: retryAfter)
+        }
+        let outcome: ReplyOutcome?
+        do {
+            outcome = try await board.reply(
+                to: id, submission, deviceHash: device, clientHash: identity.hash(of: client), idempotency: idempotency)
+        } catch {
+            postLimiter.refund(for: client)
+            throw error
+        }
+        guard let outcome else {
+            postLimiter.refund(for: client)
+            throw APIError.notFound("no such post")
+        }
+        if case .replayed = outcome { postLimiter.refund(for: client) } else { Counter(label: "noticeboard_replies_total").increment() }
+        return replyResponse(outcome, device: device)
+    }
+
+    func replyResponse(_ outcome: ReplyOutcome, device: String?) -> Response {
+        let status: HTTPResponse.Status = if case .created = outcome { .created } else { .ok }
+        return JSONResponse.make(status: status, ReplyJSON(outcome.reply, deviceHash: device))
+    }
+
+    @Sendable func replies(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try Self.id(context)
+        let parameters = QueryParameters(urlQuery: request.uri.query)
+        let limit = try parameters.limit()
+        let after = try parameters.timeCursor()
+        let device = try identity.deviceHash(of: request)
+        guard let page = try await board.replies(postId: id, limit: limit, after: after) else { throw APIError.notFound("no such post") }
+        return JSONResponse.make(
+            PageJSON(itemsKey: "replies", items: page.items.map { ReplyJSON($0, deviceHash: device) }, nextCursor: page.nextCursor))
+    }
+
+    @Sendable func reportReply(_ request: Request, context: AppRequestContext) async throws -> Response {
+        let id = try Self.id(context, "reply")
+        let reason = try await JSONBody.reason(of: request, required: true)!
+        let client = identity.address(of: request, context: context)
+        if case .limited(let retryAfter) = reportLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
+        switch try await board.reportReply(replyId: id, clientHash: identity.hash(of: client), reason: reason, threshold: reportThreshold) {
+        case .notFound:
+            reportLimiter.refund(for: client)
+            throw APIError.notFound("no such reply")
+        case .repeated:
+            reportLimiter.refund(for: client)
+            return JSONResponse.make(status: .ok, ReportJSON(status: "already reported", reportCount: nil))
+        case .recorded(let count, let autoHidden):
+            if autoHidden != nil {
+                Counter(label: "noticeboard_moderation_actions_total", dimensions: [("action", "auto_hide")]).increment()
+            }
+            return JSONResponse.make(status: .accepted, ReportJSON(status: "reported", reportCount: count))
+        }
+    }
+}
