@@ -33,6 +33,13 @@ public struct GridIndex: SpatialIndex {
         return removed
     }
 
+    @discardableResult
+    public mutating func setLikes(id: Int64, to count: Int32) -> Bool {
+        guard let key = cellOfPost[id], let slot = cells[key]?.firstIndex(where: { $0.id == id }) else { return false }
+        cells[key]![slot].likes = count
+        return true
+    }
+
     /// Posts matching the search, in its order, strictly after its cursor, at most `limit`.
     public func nearby(_ search: NearbySearch) -> [NearbyHit] {
         var hits: [NearbyHit] = []

@@ -1,13 +1,14 @@
 import Foundation
 
 /// The contract's popular score, `(likes + 1) / (hours + 2)^1.5` with `hours` from creation to the
-/// instant scored at: the same function for the index, its node bounds and the tests' oracle.
+/// instant scored at. A post stamped after the instant (another instance's clock a moment ahead)
+/// scores as if just made: the formula has no value below -2 hours.
 public enum PopularScore {
     public static let millisecondsPerHour = 3_600_000.0
 
     @inlinable
     public static func score(likes: Int32, createdAt: Int64, at instant: Int64) -> Double {
-        let hours = Double(instant - createdAt) / millisecondsPerHour
+        let hours = max(0, Double(instant - createdAt) / millisecondsPerHour)
         return (Double(likes) + 1) / pow(hours + 2, 1.5)
     }
 

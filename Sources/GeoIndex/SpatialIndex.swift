@@ -7,6 +7,8 @@ public protocol SpatialIndex: Sendable {
     /// Inserts a post, replacing any post with the same id.
     mutating func insert(_ post: IndexedPost)
     @discardableResult mutating func remove(id: Int64) -> IndexedPost?
+    /// Sets a stored post's like count; false if there is no such post.
+    @discardableResult mutating func setLikes(id: Int64, to count: Int32) -> Bool
     /// Posts matching the search, in its order, strictly after its cursor, at most `limit`.
     func nearby(_ search: NearbySearch) -> [NearbyHit]
     /// Posts in the box, newest first, strictly after the cursor, at most `limit`.

@@ -14,7 +14,7 @@ public struct PostgresReplyStore: ReplyStore {
     }
 
     /// Thrown inside a transaction to roll it back (a claimed idempotency key with it).
-    private struct PostNotVisible: Error {}
+    private struct PostNotVisible: DeliberateRollback {}
 
     private enum Attempt: Sendable {
         case created(Reply, PostState)

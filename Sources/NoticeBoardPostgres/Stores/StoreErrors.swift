@@ -50,8 +50,11 @@ enum StoreErrors {
             throw error
         } catch let error as ModerationError {
             throw error
+        } catch let error as any DeliberateRollback {
+            throw error
         } catch let error as PostgresTransactionError {
             if let inner = error.closureError as? StoreError { throw inner }
+            if let inner = error.closureError as? any DeliberateRollback { throw inner }
             if let inner = error.closureError as? ModerationError { throw inner }
             if let inner = error.closureError as? PSQLError, inner.serverInfo?[.sqlState]?.hasPrefix("22") == true {
                 throw StoreError.invalidInput(inner.serverInfo?[.message] ?? "invalid value")
@@ -75,3 +78,7 @@ enum StoreErrors {
         return ["08", "25", "40", "53", "57", "58"].contains(String(sqlState.prefix(2)))
     }
 }
+
+/// Thrown inside a transaction to undo it on purpose (a claimed idempotency key with the rest):
+/// comes out of `StoreErrors` as itself, for the store to turn into its answer.
+protocol DeliberateRollback: Error {}

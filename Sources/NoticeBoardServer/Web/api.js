@@ -1,12 +1,20 @@
 // The JSON API, with its errors turned into exceptions that keep the contract's `field`.
 
 export class APIError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     super(body?.error?.message ?? `HTTP ${status}`);
     this.status = status;
     this.field = body?.error?.field ?? null;
     this.code = body?.error?.code ?? null;
+    this.retryAfter = retryAfter; // seconds, from a 429's Retry-After
   }
+}
+
+// Headers every request of this page carries (the public page's device key).
+const always = {};
+
+export function sendWith(headers) {
+  Object.assign(always, headers);
 }
 
 // Query parameters; empty values are left out, an array repeats its key.
@@ -24,14 +32,17 @@ export function query(params) {
 // One call: `params` go into the query, `body` is sent as JSON. Resolves to the parsed body
 // (null for 204), rejects with an APIError.
 export async function request(method, path, { params = {}, body, headers = {}, ...options } = {}) {
-  const sent = { Accept: "application/json", ...headers };
+  const sent = { Accept: "application/json", ...always, ...headers };
   if (body !== undefined) sent["Content-Type"] = "application/json";
   const response = await fetch(path + query(params), {
     method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), ...options,
   });
   if (response.status === 204) return null;
   const parsed = await response.json().catch(() => null);
-  if (!response.ok) throw new APIError(response.status, parsed);
+  if (!response.ok) {
+    const retryAfter = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
+    throw new APIError(response.status, parsed, Number.isFinite(retryAfter) ? retryAfter : null);
+  }
   return parsed;
 }
 

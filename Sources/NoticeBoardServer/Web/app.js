@@ -1,5 +1,7 @@
 // NoticeBoard's page: wires the views (map, around me, look around, post) to the shared
 // state and the live stream. Plain ES modules, no build step.
+import { sendWith, getJSON } from "./api.js";
+import { deviceKey } from "./device.js";
 import { state, loadFromURL, update, onChange, hasPosition, announce } from "./state.js";
 import { setUpFilters, refreshTagCounts } from "./filters.js";
 import { setUpList, loadList, addToList, removeFromList, locate } from "./list.js";
@@ -7,7 +9,14 @@ import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable, 
 import { setUpPlaces, mapMoved } from "./places.js";
 import { setUpLook, loadLook, removeFromLook } from "./look.js";
 import { setUpCompose } from "./compose.js";
+import { setUpPast } from "./past.js";
+import { setUpReactions } from "./reactions.js";
+import { openThread, replyArrived, setUpThread, threadNoteGone } from "./thread.js";
 import { follow } from "./live.js";
+
+// Every request says which device it comes from: the notes then tell whether this device liked
+// them and whether they are its own.
+sendWith({ "X-Device-Key": deviceKey() });
 
 const tabs = [...document.querySelectorAll("[role=tab]")];
 
@@ -19,6 +28,7 @@ function showView() {
     document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
   }
   document.getElementById("filters").hidden = state.view === "post";
+  document.getElementById("order-field").hidden = state.view === "map"; // the map has no order
 }
 
 function setUpTabs() {
@@ -48,10 +58,25 @@ function noteVanished(id) {
   removeFromList(id);
   removeFromMap(id);
   removeFromLook(id);
+  threadNoteGone(id);
+}
+
+/** A live "remove": looking at the past, a note that merely expired now was still there back
+ *  then, so only a note that left the board for good (hidden, deleted: 404) goes. */
+async function noteRemoved(id) {
+  if (state.asOf) {
+    try {
+      await getJSON(`/api/v1/posts/${id}`);
+      return;
+    } catch (error) {
+      if (error.status !== 404) return;
+    }
+  }
+  noteVanished(id);
 }
 
 function followArea() {
-  const handlers = { onPost: noteAppeared, onRemove: noteVanished };
+  const handlers = { onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived };
   if (state.place) {
     // The place alone is the subscription: each view keeps what falls in its own area.
     follow({ place: state.place, tag: state.tags }, handlers);
@@ -66,6 +91,9 @@ function followArea() {
 loadFromURL();
 setUpTabs();
 showView();
+setUpReactions({ openThread, gone: noteVanished });
+setUpThread();
+setUpPast();
 setUpFilters();
 setUpList();
 setUpLook();

@@ -1,7 +1,11 @@
 // Posting a note: message (counted in Unicode scalars, as the server counts), a tag chip or a
-// custom tag, the position from geolocation or a map click, and the facing direction when
-// asked. Errors from the API appear next to the field they name.
+// custom tag, how long it stays (a lifetime, sent as `expiresAt`), the position from geolocation
+// or a map click, and the facing direction when asked. Errors from the API appear next to the
+// field they name. Looking at the past, the form says the note goes on the board of now.
 import { postJSON } from "./api.js";
+import { randomToken } from "./device.js";
+import { dateTime } from "./render.js";
+import { pastText } from "./past.js";
 import { state, onChange, hasPosition, announce } from "./state.js";
 
 const form = document.getElementById("compose");
@@ -17,6 +21,22 @@ const errorLines = {
   other: document.getElementById("compose-error"),
 };
 const fieldInputs = { message, tag: customTag };
+const pastNotice = document.getElementById("compose-past");
+const DAY = 86_400_000;
+const LIFETIMES = { day: DAY, week: 7 * DAY, month: 30 * DAY, never: null };
+
+/** The chosen lifetime as an `expiresAt` from now, or null for a note that stays. */
+function expiresAt() {
+  const span = LIFETIMES[form.querySelector("input[name=lifetime]:checked")?.value ?? "never"];
+  return span ? new Date(Date.now() + span).toISOString() : null;
+}
+
+function showPast() {
+  pastNotice.hidden = state.asOf === null;
+  if (state.asOf) {
+    pastNotice.textContent = `You are looking at the board as it stood ${pastText(state.asOf)}. A note you post goes on the board of now, not back then.`;
+  }
+}
 
 function clearErrors() {
   Object.values(errorLines).forEach((line) => { line.textContent = ""; });
@@ -75,13 +95,15 @@ export function setUpCompose(onPosted) {
     }
     const body = { lat: state.lat, lon: state.lon, message: message.value, tag: chosenTag() ?? "" };
     if (withHeading.checked) body.heading = Math.round(state.facing) % 360;
+    const until = expiresAt();
+    if (until) body.expiresAt = until;
     const button = document.getElementById("post-button");
     button.disabled = true;
     try {
-      const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": crypto.randomUUID() });
+      const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": randomToken(32) });
       message.value = "";
       showCounter();
-      announce(`Posted your ${post.tag} note.`);
+      announce(post.expiresAt ? `Posted your ${post.tag} note, until ${dateTime(post.expiresAt)}.` : `Posted your ${post.tag} note.`);
       onPosted(post);
     } catch (error) {
       showError(error.field, error.field ? `${error.field}: ${error.message}` : error.message);
@@ -91,4 +113,5 @@ export function setUpCompose(onPosted) {
   });
   showCounter();
   showWhere();
+  showPast();
 }

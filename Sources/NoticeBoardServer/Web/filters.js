@@ -1,7 +1,8 @@
-// The filters every view follows: tags (multi-select chips with counts from /api/v1/tags) and
-// a time range (a two-thumb slider, like the original app's range bar, plus presets).
+// The filters every view follows: tags (multi-select chips with counts from /api/v1/tags),
+// a time range (a two-thumb slider, like the original app's range bar, plus presets), and the
+// order of the list and the look-around view (nearest, newest or popular first).
 import { getJSON } from "./api.js";
-import { state, update, onChange, announce } from "./state.js";
+import { state, update, onChange, announce, ORDERS } from "./state.js";
 
 const DAY = 86_400_000;
 const SLIDER_MAX = 1000;
@@ -9,6 +10,8 @@ const chips = document.getElementById("tag-chips");
 const fromRange = document.getElementById("range-from");
 const toRange = document.getElementById("range-to");
 const rangeLabel = document.getElementById("range-label");
+const order = document.getElementById("order");
+const ORDER_NAMES = { distance: "nearest first", newest: "newest first", popular: "most popular first" };
 
 // The slider spans three years up to the end of today; a thumb at an end means "unbounded".
 function domain() {
@@ -79,7 +82,7 @@ export async function refreshTagCounts() {
   const request = ++tagRequest;
   let counts = [];
   try {
-    counts = (await getJSON("/api/v1/tags", { from: state.from, to: state.to, place: state.place })).tags;
+    counts = (await getJSON("/api/v1/tags", { from: state.from, to: state.to, place: state.place, asOf: state.asOf })).tags;
   } catch {
     // The chips keep their last counts; the status line reports errors from the views.
   }
@@ -118,8 +121,14 @@ export function setUpFilters() {
   document.querySelectorAll("[data-preset]").forEach((button) => {
     button.addEventListener("click", () => applyPreset(button.dataset.preset));
   });
+  order.addEventListener("change", () => {
+    if (!ORDERS.includes(order.value)) return;
+    update({ order: order.value });
+    announce(`Notes ${ORDER_NAMES[order.value]}.`);
+  });
   onChange((changed) => {
-    if (changed.has("from") || changed.has("to") || changed.has("place")) {
+    if (changed.has("order")) order.value = state.order;
+    if (changed.has("from") || changed.has("to") || changed.has("place") || changed.has("asOf")) {
       showRange();
       refreshTagCounts();
     }
@@ -129,6 +138,7 @@ export function setUpFilters() {
       });
     }
   });
+  order.value = state.order;
   showRange();
   refreshTagCounts();
 }

@@ -1,7 +1,10 @@
-// "Around me": the notes near the person's position, nearest first, with distance and direction.
+// "Around me": the notes near the person's position, with distance and direction, nearest,
+// newest or most popular first; each with its like button, its replies, and "delete" on the
+// notes this device posted.
 import { getJSON } from "./api.js";
 import { distance, bearing, distanceText } from "./geo.js";
 import { noteItem } from "./render.js";
+import { noteActions } from "./reactions.js";
 import { placeName } from "./places.js";
 import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
 
@@ -31,25 +34,53 @@ export async function loadList(append = false) {
   const request = ++generation;
   try {
     const page = await getJSON("/api/v1/posts/nearby", {
-      lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), cursor: append ? nextCursor : null,
+      lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), order: state.order, cursor: append ? nextCursor : null,
     });
     if (request !== generation) return;
     if (!append) list.replaceChildren();
-    list.append(...page.posts.map((post) => noteItem(post, post)));
+    list.append(...page.posts.map((post) => listItem(post)));
     nextCursor = page.nextCursor;
     more.hidden = !nextCursor;
     if (state.view === "list") {
-      announce(list.children.length ? `${list.children.length}${nextCursor ? "+" : ""} notes around you.` : nothingFound());
+      const count = list.querySelectorAll("li[data-id]").length;
+      announce(count ? `${count}${nextCursor ? "+" : ""} notes around you${state.asOf ? " back then" : ""}.` : nothingFound());
     }
   } catch (error) {
     if (request === generation) announce(error.message);
   }
 }
 
+function listItem(post, place = post) {
+  const item = noteItem(post, place);
+  item.dataset.created = String(Date.parse(post.createdAt));
+  item.dataset.likes = String(post.likeCount ?? 0);
+  item.append(noteActions(post));
+  return item;
+}
+
+/** The popular order's score at `now` (the server's formula), for a note added here. */
+function popularity(likes, created, now) {
+  const hours = Math.max(0, (now - created) / 3_600_000);
+  return (likes + 1) / (hours + 2) ** 1.5;
+}
+
+/** Where a note added here goes among those shown, in the list's order. */
+function placeBefore(post, place) {
+  const children = [...list.children].filter((child) => child.dataset.id);
+  if (state.order === "newest") return children[0] ?? null;
+  if (state.order === "popular") {
+    const now = Date.now();
+    const score = popularity(post.likeCount ?? 0, Date.parse(post.createdAt), now);
+    return children.find((child) => popularity(Number(child.dataset.likes ?? 0), Number(child.dataset.created), now) < score) ?? null;
+  }
+  return children.find((child) => Number(child.dataset.distance ?? Infinity) > place.distance) ?? null;
+}
+
 /** What an empty list means, honestly: nothing at all here, or nothing that passes the filters. */
 function nothingFound() {
   const filtered = state.tags.length > 0 || state.from !== null || state.to !== null;
   const within = `within ${distanceText(state.radius)}`;
+  if (state.asOf) return filtered ? `No notes ${within} matched these filters back then.` : `No notes ${within} back then.`;
   if (state.place) {
     const name = placeName(state.place);
     return filtered ? `No notes in ${name} ${within} match these filters.` : `No notes in ${name} ${within} yet: leave the first.`;
@@ -62,12 +93,11 @@ export function addToList(post) {
   if (!hasPosition() || !passesFilters(post) || list.querySelector(`[data-id="${post.id}"]`)) return;
   const place = { distance: distance(state.lat, state.lon, post.lat, post.lon), bearing: bearing(state.lat, state.lon, post.lat, post.lon) };
   if (place.distance > state.radius) return;
-  const item = noteItem(post, place);
+  const item = listItem(post, place);
   item.classList.add("fresh");
-  // Keep nearest-first order among what is shown.
-  const after = [...list.children].find((child) => Number(child.dataset.distance ?? Infinity) > place.distance);
   item.dataset.distance = String(place.distance);
-  list.insertBefore(item, after ?? null);
+  // Kept in the list's order among what is shown.
+  list.insertBefore(item, placeBefore(post, place));
 }
 
 export function removeFromList(id) {
@@ -103,7 +133,7 @@ export function setUpList() {
   more.addEventListener("click", () => loadList(true));
   onChange((changed) => {
     if (["lat", "lon", "radius"].some((key) => changed.has(key))) fillForm();
-    if (["lat", "lon", "radius", "tags", "from", "to", "place"].some((key) => changed.has(key))) loadList();
+    if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) loadList();
   });
   fillForm();
   loadList();

@@ -1,7 +1,8 @@
 // "Look around": hold the phone up and read the notes in front of you. The compass (or, on a
 // desktop, the dial) sets the facing direction; the notes inside the field of view come from
 // nearby's `facing`/`fov` and drift across the screen like the original app's danmaku;
-// arrows tell which way to turn toward the others.
+// arrows tell which way to turn toward the others. In the popular order the most liked notes
+// in view come first and the top ones stand out.
 import { getJSON } from "./api.js";
 import { direction, distanceText, signedAngle } from "./geo.js";
 import { state, update, onChange, hasPosition, filterParameters, announce } from "./state.js";
@@ -24,9 +25,9 @@ function showFacing() {
   needle.style.transform = `rotate(${facing}deg)`;
 }
 
-function noteCard(post, offset) {
+function noteCard(post, offset, rank) {
   const item = document.createElement("li");
-  item.className = "note drift";
+  item.className = state.order === "popular" && rank < 3 && (post.likeCount ?? 0) > 0 ? "note drift top" : "note drift";
   item.dataset.id = String(post.id);
   // Where it stands in the view: -1 at the left edge, 1 at the right.
   const across = Math.max(-1, Math.min(1, offset / (FOV / 2)));
@@ -35,7 +36,8 @@ function noteCard(post, offset) {
   item.style.setProperty("--delay", `${-(post.id % 7) * 1.3}s`);
   const meta = document.createElement("span");
   meta.className = "meta";
-  meta.textContent = `${post.tag} · ${distanceText(post.distance)}`;
+  const likes = post.likeCount ?? 0;
+  meta.textContent = `${post.tag} · ${distanceText(post.distance)}${likes ? ` · ${likes} ${likes === 1 ? "like" : "likes"}` : ""}`;
   const message = document.createElement("span");
   message.className = "message";
   message.textContent = post.message;
@@ -58,11 +60,11 @@ export async function loadLook() {
   const base = { lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), limit: 100 };
   try {
     const [inView, all] = await Promise.all([
-      getJSON("/api/v1/posts/nearby", { ...base, facing: Math.round(state.facing) % 360, fov: FOV, accuracy: 10 }),
+      getJSON("/api/v1/posts/nearby", { ...base, facing: Math.round(state.facing) % 360, fov: FOV, accuracy: 10, order: state.order }),
       getJSON("/api/v1/posts/nearby", { ...base, limit: 500 }),
     ]);
     if (request !== generation) return;
-    notes.replaceChildren(...inView.posts.map((post) => noteCard(post, post.distance <= 10 ? 0 : signedAngle(state.facing, post.bearing))));
+    notes.replaceChildren(...inView.posts.map((post, rank) => noteCard(post, post.distance <= 10 ? 0 : signedAngle(state.facing, post.bearing), rank)));
     const shown = new Set(inView.posts.map((post) => post.id));
     let left = 0, right = 0, back = 0;
     for (const post of all.posts) {
@@ -138,7 +140,7 @@ export function setUpLook() {
   document.getElementById("compass").addEventListener("click", startCompass);
   onChange((changed) => {
     if (changed.has("facing")) showFacing();
-    if (["facing", "lat", "lon", "radius", "tags", "from", "to", "place"].some((key) => changed.has(key))) scheduleRefresh();
+    if (["facing", "lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) scheduleRefresh();
   });
   showFacing();
   loadLook();

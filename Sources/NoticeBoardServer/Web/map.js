@@ -5,6 +5,7 @@
 import { getJSON } from "./api.js";
 import { bboxParameter, unwrapRing } from "./geo.js";
 import { noteContent } from "./render.js";
+import { knownPost, noteActions, remember } from "./reactions.js";
 import { state, update, onChange, filterParameters, passesFilters, announce, chosenPlace } from "./state.js";
 
 const NOTES_FROM_ZOOM = 15;
@@ -34,10 +35,15 @@ export function currentBBox() {
 
 function noteMarker(post) {
   const marker = L.circleMarker([post.lat, post.lon], { radius: 8, color: "#7a1a12", weight: 2, fillColor: "#e0492f", fillOpacity: 0.9 });
-  const content = document.createElement("div");
-  content.className = "popup";
-  content.append(noteContent(post));
-  marker.bindPopup(content);
+  remember(post);
+  // Built when opened, so its like and reply counts are the latest known.
+  marker.bindPopup(() => {
+    const current = knownPost(post.id) ?? post;
+    const content = document.createElement("div");
+    content.className = "popup";
+    content.append(noteContent(current), noteActions(current));
+    return content;
+  });
   marker.bindTooltip(`${post.tag}`, { direction: "top" });
   marker.getElement?.()?.setAttribute("data-id", String(post.id));
   marker.on("add", () => marker.getElement()?.setAttribute("data-id", String(post.id)));
@@ -210,7 +216,7 @@ export async function setUpMap(onMoved) {
     announce(`Position set to ${lat.toFixed(5)}, ${lng.toFixed(5)}: look around or post here.`);
   });
   onChange((changed) => {
-    if (["tags", "from", "to", "place"].some((key) => changed.has(key))) loadMap();
+    if (["tags", "from", "to", "place", "asOf"].some((key) => changed.has(key))) loadMap();
     if (changed.has("place")) loadPlaces();
     if (changed.has("lat") || changed.has("lon")) showHere();
     if (changed.has("view") && state.view === "map") map.invalidateSize();

@@ -1,8 +1,32 @@
 // How a note looks wherever it is shown. Messages are always text (textContent), never HTML.
 import { direction, distanceText } from "./geo.js";
 
+export function dateTime(text) {
+  return new Date(text).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+}
+
 export function when(post) {
-  return new Date(post.createdAt).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return dateTime(post.createdAt);
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+const PATHS = {
+  heart: "M12 21s-7.5-4.6-9.6-9.2C.9 8.4 3 4.5 6.8 4.5c2.1 0 3.6 1.1 5.2 3 1.6-1.9 3.1-3 5.2-3 3.8 0 5.9 3.9 4.4 7.3C19.5 16.4 12 21 12 21z",
+  reply: "M4 5h16a1 1 0 0 1 1 1v10a1 1 0 0 1-1 1H10l-5 4v-4H4a1 1 0 0 1-1-1V6a1 1 0 0 1 1-1z",
+  bin: "M9 3h6l1 2h4v2H4V5h4l1-2zM6 8h12l-1 13H7L6 8z",
+};
+
+/** A small icon drawn from a path (no markup strings): decorative, hidden from screen readers. */
+export function icon(name) {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 24 24");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  svg.classList.add("icon", `icon-${name}`);
+  const path = document.createElementNS(SVG, "path");
+  path.setAttribute("d", PATHS[name]);
+  svg.append(path);
+  return svg;
 }
 
 /** Tag and date as the title and subtitle, like the original app's pins, then the message. */
@@ -17,6 +41,16 @@ export function noteContent(post, place) {
   date.dateTime = post.createdAt;
   date.textContent = when(post);
   title.append(tag, " · ", date);
+  if (post.expiresAt) {
+    // A note with a lifetime says until when it stays.
+    const until = document.createElement("span");
+    until.className = "until";
+    const end = document.createElement("time");
+    end.dateTime = post.expiresAt;
+    end.textContent = dateTime(post.expiresAt);
+    until.append(" · until ", end);
+    title.append(until);
+  }
   if (place) {
     const where = document.createElement("span");
     where.className = "place";

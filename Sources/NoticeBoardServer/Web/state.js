@@ -1,5 +1,5 @@
 // What the person is looking at, kept in the URL so a view can be shared or reloaded:
-// ?view=map&tag=food&tag=fashion&from=…&to=…&lat=…&lon=…&radius=…&zoom=…&facing=…&place=…
+// ?view=map&tag=food&tag=fashion&from=…&to=…&lat=…&lon=…&radius=…&zoom=…&facing=…&place=…&order=…&asOf=…
 import { ringContains } from "./geo.js";
 
 const listeners = new Set();
@@ -16,7 +16,18 @@ export const state = {
   facing: 0,
   compassActive: false,
   place: null, // slug of the place the "This place only" filter keeps to, or null
+  order: "distance", // the list's and look-around's order: distance, newest or popular
+  asOf: null, // RFC 3339: the board as it stood then ("board on this day"), or null for now
 };
+
+export const ORDERS = ["distance", "newest", "popular"];
+
+/** An instant from the URL, kept only when it is one and not later than now. */
+function pastInstant(text) {
+  if (!text) return null;
+  const time = Date.parse(text);
+  return Number.isFinite(time) && time <= Date.now() ? new Date(time).toISOString() : null;
+}
 
 // The filtered place's shape once loaded (places.js keeps it), so notes the page adds itself
 // (a fresh post, a live event) are checked against it like the server checks the others.
@@ -35,6 +46,8 @@ export function loadFromURL() {
   state.zoom = number("zoom");
   state.facing = ((number("facing") ?? 0) % 360 + 360) % 360;
   state.place = /^[a-z0-9-]{1,64}$/.test(params.get("place") ?? "") ? params.get("place") : null;
+  state.order = ORDERS.includes(params.get("order")) ? params.get("order") : "distance";
+  state.asOf = pastInstant(params.get("asOf"));
 }
 
 function saveToURL() {
@@ -51,6 +64,8 @@ function saveToURL() {
   if (state.zoom !== null) params.set("zoom", String(state.zoom));
   if (state.facing) params.set("facing", String(Math.round(state.facing)));
   if (state.place) params.set("place", state.place);
+  if (state.order !== "distance") params.set("order", state.order);
+  if (state.asOf) params.set("asOf", state.asOf);
   history.replaceState(null, "", `${location.pathname}?${params}`);
 }
 
@@ -71,13 +86,17 @@ export function hasPosition() {
   return state.lat !== null && state.lon !== null;
 }
 
-/** The filters every view applies, as API parameters. */
+/** The filters every view applies, as API parameters (the board of `asOf` when one is set). */
 export function filterParameters() {
-  return { tag: state.tags, from: state.from, to: state.to, place: state.place };
+  return { tag: state.tags, from: state.from, to: state.to, place: state.place, asOf: state.asOf };
 }
+
+/** Whether the person is looking at the past: nothing new arrives, nothing is liked or posted there. */
+export const inThePast = () => state.asOf !== null;
 
 /** Whether a post (say from the live stream) passes the current tag, time and place filters. */
 export function passesFilters(post) {
+  if (state.asOf) return false; // a note that appears now was not on the board back then
   if (state.tags.length && !state.tags.includes(post.tag)) return false;
   const created = Date.parse(post.createdAt);
   if (state.from && created < Date.parse(state.from)) return false;

@@ -1,0 +1,234 @@
+// A note's thread: the note, its replies oldest first (a page at a time, "More replies"), and
+// a box to reply. It opens over the view it was asked from (a dialog: full screen on a phone)
+// and gives the focus back there when closed. Replies are text, never HTML; the note's
+// author's replies carry an "author" badge. Looking at the past, the thread is read-only.
+import { getJSON, postJSON } from "./api.js";
+import { randomToken } from "./device.js";
+import { dateTime, noteContent } from "./render.js";
+import { pastText } from "./past.js";
+import { failure, knownPost, likeControl, remember, repliesSeen, replyAdded } from "./reactions.js";
+import { state, update, inThePast } from "./state.js";
+
+const PAGE = 20;
+const dialog = document.getElementById("thread");
+const noteBox = document.getElementById("thread-note");
+const list = document.getElementById("replies");
+const empty = document.getElementById("replies-empty");
+const more = document.getElementById("replies-more");
+const loadError = document.getElementById("replies-error");
+const form = document.getElementById("reply-form");
+const box = document.getElementById("reply-message");
+const counter = document.getElementById("reply-counter");
+const replyError = document.getElementById("reply-error");
+const pastNote = document.getElementById("thread-past");
+const sendButton = document.getElementById("reply-send");
+
+let current = null; // {id, cursor, shown: Set of reply ids, opener, loading}
+let generation = 0;
+
+const countScalars = (text) => [...text.trim()].length;
+
+function replyItem(reply) {
+  const item = document.createElement("li");
+  item.className = "reply";
+  item.dataset.id = String(reply.id);
+  const meta = document.createElement("p");
+  meta.className = "reply-meta";
+  const time = document.createElement("time");
+  time.dateTime = reply.createdAt;
+  time.textContent = dateTime(reply.createdAt);
+  meta.append(time);
+  if (reply.byAuthor) {
+    const badge = document.createElement("span");
+    badge.className = "badge author";
+    badge.textContent = "author";
+    badge.title = "Written by the note's author";
+    meta.append(" ", badge);
+  }
+  if (reply.mine) {
+    const badge = document.createElement("span");
+    badge.className = "badge you";
+    badge.textContent = "you";
+    meta.append(" ", badge);
+  }
+  const message = document.createElement("p");
+  message.className = "message";
+  message.textContent = reply.message;
+  item.append(meta, message);
+  return item;
+}
+
+function showEmpty() {
+  empty.hidden = list.children.length > 0 || current?.loading || Boolean(current?.cursor);
+}
+
+/** Adds replies not shown yet, keeping oldest-first order by time then id. */
+function addReplies(replies, { fresh = false } = {}) {
+  for (const reply of replies) {
+    if (current.shown.has(reply.id)) continue;
+    current.shown.add(reply.id);
+    const item = replyItem(reply);
+    if (fresh) item.classList.add("fresh");
+    const key = (element) => [Date.parse(element.querySelector("time").dateTime), Number(element.dataset.id)];
+    const [time, id] = [Date.parse(reply.createdAt), reply.id];
+    const after = [...list.children].find((child) => {
+      const [childTime, childId] = key(child);
+      return childTime > time || (childTime === time && childId > id);
+    });
+    list.insertBefore(item, after ?? null);
+  }
+  showEmpty();
+}
+
+async function loadReplies() {
+  if (!current) return;
+  const request = ++generation;
+  const { id } = current;
+  current.loading = true;
+  more.disabled = true;
+  loadError.textContent = "";
+  try {
+    const page = await getJSON(`/api/v1/posts/${id}/replies`, { limit: PAGE, cursor: current.cursor });
+    if (request !== generation || current?.id !== id) return;
+    repliesSeen(page.replies);
+    current.cursor = page.nextCursor;
+    current.loading = false;
+    addReplies(page.replies);
+  } catch (error) {
+    if (request !== generation || current?.id !== id) return;
+    current.loading = false;
+    loadError.textContent = failure(id, error, "requests");
+    if (error.status === 404) noteGone();
+  } finally {
+    if (request === generation && current?.id === id) {
+      more.hidden = !current.cursor;
+      more.disabled = false;
+      showEmpty();
+    }
+  }
+}
+
+function noteGone() {
+  form.hidden = true;
+  more.hidden = true;
+}
+
+function showCounter() {
+  const count = countScalars(box.value);
+  counter.textContent = `${count} / 2000`;
+  counter.classList.toggle("over", count > 2000);
+}
+
+function pastLine() {
+  return `You are looking at the board as it stood ${pastText(state.asOf)}. The replies are shown as they are now; go back to now to reply.`;
+}
+
+/** Opens the thread of `post`, from `opener` (which gets the focus back on close). */
+export function openThread(post, opener) {
+  const known = knownPost(post.id) ?? remember(post);
+  current = { id: post.id, cursor: null, shown: new Set(), opener, loading: true };
+  noteBox.replaceChildren(noteContent(known, known.distance !== undefined ? known : undefined));
+  const likes = document.createElement("div");
+  likes.className = "note-actions";
+  likes.append(likeControl(known));
+  const error = document.createElement("p");
+  error.className = "note-error";
+  error.dataset.postId = String(known.id);
+  error.setAttribute("role", "alert");
+  likes.append(error);
+  noteBox.append(likes);
+  list.replaceChildren();
+  empty.hidden = true;
+  more.hidden = true;
+  loadError.textContent = "";
+  replyError.textContent = "";
+  box.removeAttribute("aria-invalid");
+  form.hidden = inThePast();
+  pastNote.hidden = !inThePast();
+  if (inThePast()) pastNote.querySelector("span").textContent = pastLine();
+  if (!dialog.open) dialog.showModal();
+  dialog.querySelector(".thread-body").scrollTop = 0;
+  loadReplies();
+}
+
+/** A reply heard live: counted on its note, and shown when its thread is open. */
+export function replyArrived(reply) {
+  replyAdded(reply);
+  if (current && current.id === reply.postId) addReplies([reply], { fresh: true });
+}
+
+/** A note that left the board (hidden, deleted, expired): its open thread says so. */
+export function threadNoteGone(id) {
+  if (!current || current.id !== id) return;
+  loadError.textContent = "This note is no longer on the board.";
+  noteGone();
+}
+
+async function sendReply(event) {
+  event.preventDefault();
+  if (!current) return;
+  replyError.textContent = "";
+  box.removeAttribute("aria-invalid");
+  const count = countScalars(box.value);
+  if (count === 0 || count > 2000) {
+    replyError.textContent = count === 0 ? "Write something first." : "A reply is at most 2000 characters.";
+    box.setAttribute("aria-invalid", "true");
+    box.focus();
+    return;
+  }
+  const { id } = current;
+  sendButton.disabled = true;
+  try {
+    const reply = await postJSON(`/api/v1/posts/${id}/replies`, { message: box.value }, { "Idempotency-Key": randomToken(32) });
+    box.value = "";
+    showCounter();
+    replyAdded(reply);
+    if (current?.id === id) {
+      addReplies([reply], { fresh: true });
+      list.querySelector(`[data-id="${reply.id}"]`)?.scrollIntoView({ block: "nearest" });
+      replyError.textContent = "";
+      document.getElementById("thread-status").textContent = "Reply posted.";
+    }
+  } catch (error) {
+    if (error.field === "message") {
+      replyError.textContent = `message: ${error.message}`;
+      box.setAttribute("aria-invalid", "true");
+      box.focus();
+    } else {
+      replyError.textContent = error.status === 429
+        ? `You are posting too fast: try again in ${error.retryAfter ?? 30} s.`
+        : failure(id, error, "requests");
+      if (error.status === 404) noteGone();
+    }
+  } finally {
+    sendButton.disabled = false;
+  }
+}
+
+export function setUpThread() {
+  document.getElementById("thread-close").addEventListener("click", () => dialog.close());
+  more.addEventListener("click", loadReplies);
+  box.addEventListener("input", () => {
+    showCounter();
+    document.getElementById("thread-status").textContent = "";
+  });
+  form.addEventListener("submit", sendReply);
+  document.getElementById("thread-now").addEventListener("click", () => {
+    const post = current && knownPost(current.id);
+    const opener = current?.opener;
+    update({ asOf: null });
+    if (post) openThread(post, opener); // again, live: with the reply box
+  });
+  dialog.addEventListener("close", () => {
+    const opener = current?.opener;
+    current = null;
+    generation += 1;
+    document.getElementById("thread-status").textContent = "";
+    if (opener?.isConnected) opener.focus();
+  });
+  // A tap on the backdrop (outside the sheet) closes it, as people expect of a sheet.
+  dialog.addEventListener("click", (event) => {
+    if (event.target === dialog) dialog.close();
+  });
+  showCounter();
+}
