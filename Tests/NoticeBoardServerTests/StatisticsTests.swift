@@ -26,7 +26,7 @@ import Testing
     struct Event: Sendable {
         var postIndex: Int
         var at: Int64
-        /// report, hide, auto_hide, delete, restore
+        /// report, hide, auto_hide, delete, author_delete, restore, reply, like
         var kind: String
     }
 
@@ -40,7 +40,7 @@ import Testing
             var deleted: Int
             var byTag: [String: Int]
         }
-        struct Bucket: Decodable { var start: String; var posts: Int; var reports: Int; var hidden: Int; var deleted: Int; var byTag: [String: Int] }
+        struct Bucket: Decodable { var start: String; var posts: Int; var replies: Int; var likes: Int; var reports: Int; var hidden: Int; var deleted: Int; var byTag: [String: Int] }
         struct Totals: Decodable { var posts: Int; var reports: Int; var hidden: Int; var deleted: Int; var byTag: [String: Int]; var devices: Int }
         struct Cell: Decodable { var lat: Double; var lon: Double; var count: Int }
         var bucket: String
@@ -73,7 +73,7 @@ import Testing
         for _ in 0..<300 {
             events.append(Event(
                 postIndex: Int.random(in: 0..<posts.count, using: &rng), at: base + Int64.random(in: 0..<(10 * 86_400_000), using: &rng),
-                kind: ["report", "hide", "auto_hide", "delete", "restore"].randomElement(using: &rng)!))
+                kind: ["report", "hide", "auto_hide", "delete", "author_delete", "restore", "reply", "like"].randomElement(using: &rng)!))
         }
         return (posts, events)
     }
@@ -95,7 +95,15 @@ import Testing
             }
             for (n, event) in events.enumerated() {
                 let at = event.at, postId = ids[event.postIndex]
-                if event.kind == "report" {
+                let when = "timestamptz 'epoch' + \(at) * interval '1 millisecond'"
+                if event.kind == "reply" {
+                    try await client.query(
+                        "INSERT INTO replies (post_id, message, created_at) VALUES (\(postId), 'r', \(unescaped: when))", logger: TestDatabase.logger)
+                } else if event.kind == "like" {
+                    try await client.query(
+                        "INSERT INTO likes (post_id, device_hash, created_at) VALUES (\(postId), \("device-\(n)"), \(unescaped: when))",
+                        logger: TestDatabase.logger)
+                } else if event.kind == "report" {
                     try await client.query(
                         """
                         INSERT INTO reports (post_id, client_hash, reason, created_at)
@@ -162,8 +170,9 @@ import Testing
                     }
                     #expect(got.posts == made.count, "\(uri) bucket \(got.start)")
                     #expect(got.byTag == Dictionary(grouping: made, by: \.tag).mapValues(\.count), "\(uri) bucket \(got.start)")
-                    #expect(got.reports == happened(["report"]) && got.hidden == happened(["hide", "auto_hide"]) && got.deleted == happened(["delete"]),
-                            "\(uri) bucket \(got.start)")
+                    #expect(got.reports == happened(["report"]) && got.hidden == happened(["hide", "auto_hide"])
+                            && got.deleted == happened(["delete", "author_delete"]), "\(uri) bucket \(got.start)")
+                    #expect(got.replies == happened(["reply"]) && got.likes == happened(["like"]), "\(uri) bucket \(got.start)")
                 }
                 let inRange = area.filter { $0.createdAt >= from && $0.createdAt < to }
                 #expect(body.totals.posts == inRange.count && body.totals.devices == Set(inRange.compactMap(\.client)).count, "\(uri)")

@@ -17,6 +17,10 @@ CONTRACT_OPERATIONS = {
     ("put", "/api/v1/moderation/places/{slug}"), ("delete", "/api/v1/moderation/places/{slug}"), ("get", "/api/v1/places"),
     ("get", "/api/v1/places/{slug}"), ("post", "/api/v1/moderation/places/{slug}/announcements"),
     ("delete", "/api/v1/moderation/announcements/{id}"), ("get", "/api/v1/places/{slug}/announcements"), ("get", "/api/v1/moderation/stats"),
+    ("put", "/api/v1/posts/{id}/like"), ("delete", "/api/v1/posts/{id}/like"), ("delete", "/api/v1/posts/{id}"),
+    ("post", "/api/v1/posts/{id}/replies"), ("get", "/api/v1/posts/{id}/replies"), ("post", "/api/v1/replies/{id}/reports"),
+    ("get", "/api/v1/moderation/replies"), ("post", "/api/v1/moderation/replies/{id}/hide"),
+    ("post", "/api/v1/moderation/replies/{id}/restore"), ("delete", "/api/v1/moderation/replies/{id}"),
 }
 
 

@@ -38,6 +38,8 @@ extension Board {
             case .report: counts[b].reports += 1
             case .hide: counts[b].hidden += 1
             case .delete: counts[b].deleted += 1
+            case .reply: counts[b].replies += 1
+            case .like: counts[b].likes += 1
             case .removedPost:
                 counts[b].posts += 1
                 counts[b].byTag[event.tag, default: 0] += 1

@@ -49,6 +49,8 @@ public struct BoardStatistics: Sendable, Equatable {
 public struct ModerationActivity: Sendable {
     public enum Kind: Sendable, Equatable {
         case report, hide, delete
+        /// A reply written in the range, and a like given then (and not taken back).
+        case reply, like
         /// A post made in the range that is hidden or deleted now (the index holds only visible ones).
         case removedPost
     }

@@ -25,8 +25,14 @@ extension PostgresModerationStore {
                     SELECT 'report' AS kind, r.created_at AS at, r.post_id FROM reports r, range
                     WHERE r.created_at >= range.low AND r.created_at < range.high
                     UNION ALL
-                    SELECT CASE WHEN a.action = 'delete' THEN 'delete' ELSE 'hide' END, a.at, a.post_id FROM audit_log a, range
-                    WHERE a.action IN ('hide', 'auto_hide', 'delete') AND a.at >= range.low AND a.at < range.high
+                    SELECT CASE WHEN a.action IN ('delete', 'author_delete') THEN 'delete' ELSE 'hide' END, a.at, a.post_id FROM audit_log a, range
+                    WHERE a.action IN ('hide', 'auto_hide', 'delete', 'author_delete') AND a.at >= range.low AND a.at < range.high
+                    UNION ALL
+                    SELECT 'reply', r.created_at, r.post_id FROM replies r, range
+                    WHERE r.created_at >= range.low AND r.created_at < range.high
+                    UNION ALL
+                    SELECT 'like', l.created_at, l.post_id FROM likes l, range
+                    WHERE l.created_at >= range.low AND l.created_at < range.high
                     UNION ALL
                     SELECT 'removed', p.created_at, p.id FROM posts p, range
                     WHERE p.status IN ('hidden', 'deleted') AND p.created_at >= range.low AND p.created_at < range.high
@@ -39,7 +45,9 @@ extension PostgresModerationStore {
                 LIMIT 1000000
                 """, logger: logger
             ).decode((String, Int64, Double, Double, Int16?, String).self) {
-                let kinds: [String: ModerationActivity.Kind] = ["report": .report, "hide": .hide, "delete": .delete, "removed": .removedPost]
+                let kinds: [String: ModerationActivity.Kind] = [
+                    "report": .report, "hide": .hide, "delete": .delete, "removed": .removedPost, "reply": .reply, "like": .like,
+                ]
                 guard let kind = kinds[kind] else { continue }
                 events.append(.init(kind: kind, at: at, lat: lat, lon: lon, floor: floor.map(Int.init), tag: tag))
             }

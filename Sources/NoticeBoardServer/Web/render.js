@@ -5,6 +5,14 @@ export function dateTime(text) {
   return new Date(text).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
 }
 
+/** A date and time without the year when it is this year's: "26 Nov, 17:17". */
+export function shortDateTime(text) {
+  const date = new Date(text);
+  const options = { day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
+  if (date.getFullYear() !== new Date().getFullYear()) options.year = "numeric";
+  return date.toLocaleString(undefined, options);
+}
+
 export function when(post) {
   return dateTime(post.createdAt);
 }
@@ -41,21 +49,21 @@ export function noteContent(post, place) {
   date.dateTime = post.createdAt;
   date.textContent = when(post);
   title.append(tag, " · ", date);
+  if (place) {
+    const where = document.createElement("span");
+    where.className = "place";
+    where.textContent = ` · ${distanceText(place.distance)}, ${direction(place.bearing)}`;
+    title.append(where);
+  }
   if (post.expiresAt) {
     // A note with a lifetime says until when it stays.
     const until = document.createElement("span");
     until.className = "until";
     const end = document.createElement("time");
     end.dateTime = post.expiresAt;
-    end.textContent = dateTime(post.expiresAt);
+    end.textContent = shortDateTime(post.expiresAt);
     until.append(" · until ", end);
     title.append(until);
-  }
-  if (place) {
-    const where = document.createElement("span");
-    where.className = "place";
-    where.textContent = ` · ${distanceText(place.distance)}, ${direction(place.bearing)}`;
-    title.append(where);
   }
   const message = document.createElement("p");
   message.className = "message";

@@ -130,7 +130,10 @@ export function openThread(post, opener) {
   noteBox.replaceChildren(noteContent(known, known.distance !== undefined ? known : undefined));
   const likes = document.createElement("div");
   likes.className = "note-actions";
-  likes.append(likeControl(known));
+  const buttons = document.createElement("div");
+  buttons.className = "buttons";
+  buttons.append(likeControl(known));
+  likes.append(buttons);
   const error = document.createElement("p");
   error.className = "note-error";
   error.dataset.postId = String(known.id);

@@ -1,0 +1,185 @@
+// Replies, for moderators: each shown beside the note it answers, with the notes' own actions —
+// hide (a reason is required), restore (a reason of its own, or none), delete (confirmed, with a
+// reason). Two places show them: under a note in the Notes view ("Replies" opens them there), and
+// the Replies view, every reply newest first, filtered by note, status, reports or client.
+import { $, button, cardRow, cell, element } from "./dom.js";
+import { announcerFor, call, showView } from "./desk.js";
+import { askDeletion, openNote } from "./notes.js";
+
+const announce = announcerFor("replies");
+const notes = new Map(); // post id → Promise of the public note (null when it is not visible)
+let cursor = null;
+let loads = 0;
+let highlighted = null; // a reply id to mark (from the audit log)
+
+/** The note a reply answers, as the public sees it; hidden or deleted notes are not there. */
+function noteOf(postId) {
+  if (!notes.has(postId)) {
+    notes.set(postId, call("GET", `/api/v1/posts/${postId}`).catch(() => null));
+  }
+  return notes.get(postId);
+}
+
+function noteCell(reply) {
+  const td = cell("", "on-note", "On note");
+  const link = button(`Note ${reply.postId}`, () => openNote(reply.postId), "link");
+  link.setAttribute("aria-label", `Show note ${reply.postId}`);
+  const excerpt = element("span", { className: "note-excerpt" });
+  td.append(link, excerpt);
+  noteOf(reply.postId).then((post) => {
+    excerpt.textContent = post ? post.message : "(hidden or deleted)";
+    if (!post) excerpt.classList.add("none");
+  });
+  return td;
+}
+
+/**
+ * A reply as a row of a card table. `context` says where it is shown: its reason fields, how to
+ * reload after an action, where to speak, and whether the row names its note (the Replies view).
+ */
+export function replyRow(reply, context) {
+  const actions = element("td", { className: "actions" });
+  const named = (label, onClick, className) => {
+    const action = button(label, onClick, className);
+    action.setAttribute("aria-label", `${label.replace("…", "")} reply ${reply.id}`);
+    return action;
+  };
+  if (reply.status === "visible") actions.append(named("Hide", () => act(reply, "hide", context)));
+  if (reply.status === "hidden") actions.append(named("Restore", () => act(reply, "restore", context)));
+  if (reply.status !== "deleted") {
+    actions.append(named("Delete…", () => askDeletion({
+      kind: "reply", id: reply.id, message: reply.message, path: `/api/v1/moderation/replies/${reply.id}`,
+      after: context.reload, say: context.say,
+    }), "danger"));
+  }
+  const message = cell(reply.message, "message");
+  if (reply.byAuthor) {
+    const badge = element("span", { className: "badge author", text: "author" });
+    badge.title = "Written by the note's author";
+    message.prepend(badge, " ");
+  }
+  const client = cell("", "client", "Client");
+  if (reply.clientId) {
+    const link = button(reply.clientId.slice(0, 8), () => showReplies({ clientId: reply.clientId }), "link");
+    link.setAttribute("aria-label", `Other replies from client ${reply.clientId.slice(0, 8)}`);
+    client.append(link);
+  }
+  const cells = [cell(String(reply.id), "id", "Reply"), cell(new Date(reply.createdAt).toLocaleString(), "when", "When")];
+  if (context.withNote) cells.push(noteCell(reply));
+  cells.push(message, cell(reply.status, "status", "Status"), cell(String(reply.reportCount), "reports", "Reports"), client, actions);
+  const row = cardRow(cells, reply.status);
+  row.dataset.replyId = String(reply.id);
+  if (highlighted === reply.id) row.classList.add("focused");
+  return row;
+}
+
+async function act(reply, action, context) {
+  const field = $(action === "hide" ? context.hideReason : context.restoreReason);
+  const reason = field.value.trim();
+  if (action === "hide" && !reason) {
+    context.say("Give a reason to hide a reply.");
+    field.focus();
+    return;
+  }
+  try {
+    await call("POST", `/api/v1/moderation/replies/${reply.id}/${action}`, { body: reason ? { reason } : {} });
+    if (action === "restore") field.value = ""; // one restore's reason is not the next one's
+    await context.reload();
+    context.say(`${action === "hide" ? "Hid" : "Restored"} reply ${reply.id}.`);
+  } catch (error) {
+    context.say(`Reply ${reply.id}: ${error.message}`);
+  }
+}
+
+function repliesTable(caption, withNote) {
+  const table = element("table", { className: "cards replies-table", attributes: { role: "table" } });
+  const head = element("thead", { attributes: { role: "rowgroup" } });
+  const headings = ["Reply", "When", ...(withNote ? ["On note"] : []), "Message", "Status", "Reports", "Client", "Actions"];
+  const row = element("tr", { attributes: { role: "row" } });
+  row.append(...headings.map((text) => element("th", { text, attributes: { scope: "col", role: "columnheader" } })));
+  head.append(row);
+  table.append(element("caption", { className: "visually-hidden", text: caption }), head, element("tbody", { attributes: { role: "rowgroup" } }));
+  return table;
+}
+
+// Under a note in the Notes view.
+
+/**
+ * Fills `container` with a note's replies (every status, newest first) and their actions; the
+ * Notes view's reason fields serve them too.
+ */
+export async function showRepliesOf(postId, container, say) {
+  const context = {
+    withNote: false, hideReason: "#bulk-reason", restoreReason: "#restore-reason", say,
+    reload: () => showRepliesOf(postId, container, say),
+  };
+  try {
+    const page = await call("GET", "/api/v1/moderation/replies", { params: { postId, status: "all", limit: 100 } });
+    if (page.replies.length === 0) {
+      container.replaceChildren(element("p", { className: "hint", text: `No replies to note ${postId}.` }));
+      return;
+    }
+    const table = repliesTable(`Replies to note ${postId}, newest first`, false);
+    table.querySelector("tbody").append(...page.replies.map((reply) => replyRow(reply, context)));
+    const parts = [table];
+    if (page.nextCursor) {
+      parts.push(element("p", { className: "hint", text: "Showing the latest 100: the Replies view has them all." }));
+    }
+    container.replaceChildren(...parts);
+  } catch (error) {
+    container.replaceChildren(element("p", { className: "error", text: error.message }));
+  }
+}
+
+// The Replies view.
+
+function replyFilters() {
+  const postId = $("#r-post").value.trim();
+  return {
+    postId: /^\d+$/.test(postId) ? postId : null,
+    status: $("#r-status").value,
+    reported: $("#r-reported").checked ? "true" : null,
+    clientId: $("#r-client").value.trim(),
+  };
+}
+
+const viewContext = {
+  withNote: true, hideReason: "#reply-hide-reason", restoreReason: "#reply-restore-reason",
+  say: (text) => announce(text), reload: () => loadReplies(),
+};
+
+export async function loadReplies(append = false) {
+  const load = ++loads;
+  if (!append) notes.clear(); // notes may have been hidden or restored since
+  try {
+    const page = await call("GET", "/api/v1/moderation/replies", { params: { ...replyFilters(), limit: 100, cursor: append ? cursor : null } });
+    if (load !== loads) return;
+    const body = $("#replies-table tbody");
+    if (!append) body.replaceChildren();
+    body.append(...page.replies.map((reply) => replyRow(reply, viewContext)));
+    cursor = page.nextCursor;
+    $("#replies-more").hidden = !cursor;
+    const count = body.children.length;
+    announce(count ? `${count}${cursor ? "+" : ""} replies match.` : "No replies match.");
+  } catch (error) {
+    if (load === loads) announce(error.message);
+  }
+}
+
+/** The Replies view with the given filters (a note's, a client's), the rest reset. */
+export function showReplies({ postId = null, clientId = null, replyId = null } = {}) {
+  $("#reply-filters").reset();
+  if (postId !== null) $("#r-post").value = String(postId);
+  if (clientId) $("#r-client").value = clientId;
+  highlighted = replyId;
+  return showView("replies");
+}
+
+export function setUpReplies() {
+  $("#reply-filters").addEventListener("submit", (event) => {
+    event.preventDefault();
+    highlighted = null;
+    loadReplies();
+  });
+  $("#replies-more").addEventListener("click", () => loadReplies(true));
+}
