@@ -31,8 +31,8 @@ struct ExportCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             var pending = Data()
             var count = 0
-            try await PostgresPostArchive(client: client, logger: logger).forEachPost(visibleOnly: visibleOnly) { post, status in
-                pending.append(try encoder.encode(ExportedPost(post: post, status: status)))
+            try await PostgresPostArchive(client: client, logger: logger).forEachPost(visibleOnly: visibleOnly) { post, status, replies in
+                pending.append(try encoder.encode(ExportedPost(post: post, status: status, replies: replies)))
                 pending.append(UInt8(ascii: "\n"))
                 count += 1
                 if pending.count >= 1 << 20 {
@@ -48,16 +48,26 @@ struct ExportCommand: AsyncParsableCommand {
     }
 }
 
-/// One exported line: the API's post object plus its moderation status.
+/// One exported line: the API's post object plus its moderation status and its thread.
 struct ExportedPost: Encodable {
     let post: Post
     let status: PostStatus
+    let replies: [ArchivedReply]
 
-    enum CodingKeys: String, CodingKey { case status }
+    struct Reply: Encodable {
+        var message: String
+        var createdAt: String
+        var status: String
+    }
+
+    enum CodingKeys: String, CodingKey { case status, replies }
 
     func encode(to encoder: any Encoder) throws {
         try post.encode(to: encoder)
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(status.rawValue, forKey: .status)
+        try container.encode(
+            replies.map { Reply(message: $0.message, createdAt: Timestamp.format(milliseconds: $0.createdAt), status: $0.status.rawValue) },
+            forKey: .replies)
     }
 }

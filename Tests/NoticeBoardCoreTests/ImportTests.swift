@@ -101,4 +101,25 @@ import Testing
         #expect(post.status == .hidden)
         #expect(Timestamp.format(milliseconds: post.createdAt) == "2026-01-02T03:04:05.678Z")
     }
+
+    @Test func readsLifetimesAndThreadsAndNamesTheFieldAtFault() throws {
+        let base = #""lat":1,"lon":2,"message":"m","tag":"food","createdAt":"2026-01-02T03:04:05.678Z""#
+        let post = try ImportedPost(json: JSONValue.parse(Data(
+            #"{\#(base),"expiresAt":"2026-01-03T00:00:00Z","replies":[{"message":" hi ","createdAt":"2026-01-02T04:00:00.5Z","status":"hidden"}]}"#.utf8))!)
+        #expect(post.expiresAt.map { Timestamp.format(milliseconds: $0) } == "2026-01-03T00:00:00.000Z")
+        #expect(post.replies.map(\.message) == ["hi"] && post.replies.map(\.status) == [.hidden])
+        #expect(post.replies.map { Timestamp.format(milliseconds: $0.createdAt) } == ["2026-01-02T04:00:00.500Z"])
+        for (extra, field) in [
+            (#""expiresAt":"soon""#, "expiresAt"), (#""replies":"none""#, "replies"), (#""replies":[1]"#, "replies"),
+            (#""replies":[{"message":"x"}]"#, "replies"), (#""replies":[{"message":"","createdAt":"2026-01-02T00:00:00Z"}]"#, "replies"),
+            (#""replies":[{"message":"x","createdAt":"2026-01-02T00:00:00Z","status":"deleted"}]"#, "replies"),
+        ] {
+            #expect(throws: ValidationError.self) { try ImportedPost(json: JSONValue.parse(Data("{\(base),\(extra)}".utf8))!) }
+            do {
+                _ = try ImportedPost(json: JSONValue.parse(Data("{\(base),\(extra)}".utf8))!)
+            } catch {
+                #expect(error.field == field, "\(extra)")
+            }
+        }
+    }
 }

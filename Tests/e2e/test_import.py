@@ -60,7 +60,11 @@ def test_import_reports_bad_rows_by_line_keeps_times_and_is_idempotent(data_dir,
 def test_export_round_trips_through_import(data_dir, tmp_path):
     lines = [
         {"id": 1, "lat": 48.8566, "lon": 2.3522, "heading": 12.5, "message": "tab\there\nand \\ backslash", "tag": "food",
-         "createdAt": "2026-01-02T03:04:05.678Z", "accuracy": 8, "floor": 2, "status": "visible"},
+         "createdAt": "2026-01-02T03:04:05.678Z", "accuracy": 8, "floor": 2, "status": "visible",
+         "expiresAt": "2026-01-09T03:04:05.678Z",
+         "replies": [{"message": "first \"quoted\"\tand\nnewline 美食", "createdAt": "2026-01-02T04:00:00.000Z"},
+                     {"message": "hidden one", "createdAt": "2026-01-02T05:00:00.000Z", "status": "hidden"},
+                     {"message": "last", "createdAt": "2026-01-03T00:00:00.001Z", "status": "visible"}]},
         {"id": 2, "lat": -89.9, "lon": 180, "heading": None, "message": "pole", "tag": "lifestyle",
          "createdAt": "2026-01-02T03:04:05.679Z", "status": "hidden"},
         {"id": 3, "lat": 0, "lon": 0, "message": "same text", "tag": "food", "createdAt": "2026-01-02T00:00:00Z"},
@@ -78,6 +82,10 @@ def test_export_round_trips_through_import(data_dir, tmp_path):
     assert len(first) == 4
     assert [post["status"] for post in first] == ["visible", "hidden", "visible", "visible"]
     assert first[0]["message"] == "tab\there\nand \\ backslash"
+    # The lifetime and the thread (visible and hidden replies, oldest first) come along.
+    assert first[0]["expiresAt"] == "2026-01-09T03:04:05.678Z" and first[1]["expiresAt"] is None
+    assert first[0]["replies"] == [{**reply, "status": reply.get("status", "visible")} for reply in lines[0]["replies"]]
+    assert first[0]["replyCount"] == 2 and first[0]["likeCount"] == 0 and first[1]["replies"] == []
 
     # A second board in a directory the postgres user may enter (pytest's tmp_path is private).
     second_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")

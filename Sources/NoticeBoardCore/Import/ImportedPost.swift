@@ -9,6 +9,10 @@ public struct ImportedPost: Sendable, Equatable {
     /// The post's id on the board it comes from, when the file has one; it tells apart two
     /// identical notes when the import is re-run.
     public var sourceID: String?
+    /// When the note left (or leaves) the live board; kept as it was, past or future.
+    public var expiresAt: Int64?
+    /// Its thread (NDJSON only): visible and hidden replies, each with its time.
+    public var replies: [ImportedReply] = []
 
     /// The names a column or member may have, canonical name first: the API's own, the
     /// snake-case of other exports, and the original board's `pid, longitude, latitude,
@@ -22,6 +26,7 @@ public struct ImportedPost: Sendable, Equatable {
         "tag": "tag",
         "createdat": "createdAt", "created_at": "createdAt", "pdate": "createdAt",
         "accuracy": "accuracy", "floor": "floor", "beacon": "beacon", "status": "status",
+        "expiresat": "expiresAt", "expires_at": "expiresAt", "replies": "replies",
     ]
 
     static let numericColumns: Set<String> = ["lat", "lon", "heading", "accuracy", "floor"]
@@ -48,6 +53,18 @@ public struct ImportedPost: Sendable, Equatable {
         }
         draft = PostDraft(lat: lat, lon: lon, heading: heading, message: message, tag: tag, accuracy: accuracy, floor: floor, beacon: beacon)
         createdAt = try Self.createdAt(canonical["createdAt"])
+        if let text = try fields.optionalString("expiresAt") {
+            guard let instant = Timestamp.parseTruncatedMilliseconds(text) else {
+                throw ValidationError(field: "expiresAt", "must be an RFC 3339 date-time")
+            }
+            expiresAt = instant
+        }
+        switch canonical["replies"] {
+        case nil, .null?: break
+        case .array(let items)?:
+            for item in items { replies.append(try ImportedReply(json: item)) }
+        default: throw ValidationError(field: "replies", "must be an array of replies")
+        }
         switch try fields.optionalString("status")?.lowercased() {
         case nil, "visible": status = .visible
         case "hidden": status = .hidden
@@ -126,5 +143,27 @@ extension String {
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })
         else { return "" }
         return String(scalars[first...last])
+    }
+}
+
+/// A reply brought in with its note: `{"message", "createdAt", "status"?}`.
+public struct ImportedReply: Sendable, Equatable {
+    public var message: String
+    public var createdAt: Int64
+    public var status: PostStatus
+
+    public init(json: JSONValue) throws(ValidationError) {
+        guard case .object(let members) = json else { throw ValidationError(field: "replies", "each reply must be a JSON object") }
+        let fields = JSONFields(members)
+        message = try TextRules.normalizedMessage(try fields.requiredString("message"), field: "replies")
+        guard let text = try fields.optionalString("createdAt"), let time = Timestamp.parseTruncatedMilliseconds(text) else {
+            throw ValidationError(field: "replies", "each reply needs createdAt as an RFC 3339 date-time")
+        }
+        createdAt = time
+        switch try fields.optionalString("status")?.lowercased() {
+        case nil, "visible": status = .visible
+        case "hidden": status = .hidden
+        default: throw ValidationError(field: "replies", "a reply's status must be visible or hidden")
+        }
     }
 }

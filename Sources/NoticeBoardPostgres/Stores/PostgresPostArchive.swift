@@ -25,12 +25,15 @@ public struct PostgresPostArchive: Sendable {
                     CREATE TEMPORARY TABLE import_staging (
                         source_id text, lat double precision, lon double precision, heading double precision,
                         message text, tag text, created_ms bigint, accuracy double precision, floor smallint,
-                        beacon text, status text
+                        beacon text, status text, expires_ms bigint, replies jsonb, key text
                     ) ON COMMIT DROP
                     """, logger: logger)
                 try await connection.copyFrom(
                     table: "import_staging",
-                    columns: ["source_id", "lat", "lon", "heading", "message", "tag", "created_ms", "accuracy", "floor", "beacon", "status"],
+                    columns: [
+                        "source_id", "lat", "lon", "heading", "message", "tag", "created_ms", "accuracy", "floor", "beacon", "status",
+                        "expires_ms", "replies",
+                    ],
                     logger: logger
                 ) { writer in
                     var buffer = ByteBuffer()
@@ -43,40 +46,75 @@ public struct PostgresPostArchive: Sendable {
                     }
                     if buffer.readableBytes > 0 { try await writer.write(buffer) }
                 }
+                try await connection.query(
+                    """
+                    UPDATE import_staging SET key = encode(sha256(convert_to(concat_ws(chr(31), coalesce(source_id, ''), lat::text, lon::text,
+                        coalesce(heading::text, ''), message, tag, created_ms::text, coalesce(accuracy::text, ''),
+                        coalesce(floor::text, ''), coalesce(beacon, '')), 'UTF8')), 'hex')
+                    """, logger: logger)
                 let rows = try await connection.query(
                     """
-                    INSERT INTO posts (lat, lon, heading, message, tag, created_at, accuracy, floor, beacon, status, import_key)
+                    INSERT INTO posts (lat, lon, heading, message, tag, created_at, accuracy, floor, beacon, status, import_key, expires_at)
                     SELECT lat, lon, heading, message, tag, timestamptz 'epoch' + created_ms * interval '1 millisecond', accuracy, floor, beacon, status,
-                           encode(sha256(convert_to(concat_ws(chr(31), coalesce(source_id, ''), lat::text, lon::text,
-                               coalesce(heading::text, ''), message, tag, created_ms::text, coalesce(accuracy::text, ''),
-                               coalesce(floor::text, ''), coalesce(beacon, '')), 'UTF8')), 'hex')
+                           key, timestamptz 'epoch' + expires_ms * interval '1 millisecond'
                     FROM import_staging
                     ON CONFLICT (import_key) DO NOTHING
                     RETURNING id
                     """, logger: logger)
-                var inserted = 0
-                for try await _ in rows { inserted += 1 }
-                return inserted
+                var inserted: [Int64] = []
+                for try await id in rows.decode(Int64.self) { inserted.append(id) }
+                guard posts.contains(where: { !$0.replies.isEmpty }), !inserted.isEmpty else { return inserted.count }
+                // Threads of the posts new in this batch (a re-run adds none), then their counts.
+                try await connection.query(
+                    """
+                    INSERT INTO replies (post_id, message, created_at, status)
+                    SELECT p.id, r.message, timestamptz 'epoch' + r.created_ms * interval '1 millisecond', r.status
+                    FROM import_staging s JOIN posts p ON p.import_key = s.key
+                    CROSS JOIN LATERAL jsonb_to_recordset(s.replies) AS r(message text, created_ms bigint, status text)
+                    WHERE p.id = ANY(\(inserted)::int8[]) ORDER BY p.id, r.created_ms
+                    """, logger: logger)
+                try await connection.query(
+                    """
+                    UPDATE posts p SET reply_count = c.visible
+                    FROM (SELECT post_id, count(*) FILTER (WHERE status = 'visible')::int AS visible FROM replies
+                          WHERE post_id = ANY(\(inserted)::int8[]) GROUP BY post_id) c
+                    WHERE p.id = c.post_id AND c.visible > 0
+                    """, logger: logger)
+                return inserted.count
             }
         }
     }
 
     /// Streams every post that still has its text (visible, and hidden unless `visibleOnly`)
     /// in id order; rows arrive as PostgreSQL sends them, so memory stays constant.
-    public func forEachPost(visibleOnly: Bool, _ body: (Post, PostStatus) async throws -> Void) async throws {
+    /// Each comes with its thread's visible and hidden replies, oldest first.
+    public func forEachPost(visibleOnly: Bool, _ body: (Post, PostStatus, [ArchivedReply]) async throws -> Void) async throws {
         try await StoreErrors.translating {
             let statuses = visibleOnly ? ["visible"] : ["visible", "hidden"]
             let rows = try await client.query(
                 """
-                SELECT \(unescaped: PostRow.columns()), status FROM posts
-                WHERE status = ANY(\(statuses)) ORDER BY id
+                SELECT \(unescaped: PostRow.columns()), status,
+                       CASE WHEN reply_count > 0 OR EXISTS (SELECT 1 FROM replies r WHERE r.post_id = posts.id) THEN
+                           (SELECT array_agg(r.message || chr(31) || (extract(epoch FROM r.created_at) * 1000)::int8 || chr(31) || r.status
+                                             ORDER BY r.created_at, r.id)
+                            FROM replies r WHERE r.post_id = posts.id AND r.status IN ('visible', 'hidden')) END
+                FROM posts WHERE status = ANY(\(statuses)) ORDER BY id
                 """, logger: logger)
             for try await row in rows {
-                let cells = try PostRow.cells(of: row, count: 1 + PostRow.columnCount)
+                let cells = try PostRow.cells(of: row, count: 2 + PostRow.columnCount)
                 let status = PostStatus(rawValue: try cells[PostRow.columnCount].decode(String.self)) ?? .visible
-                try await body(try PostRow.decode(cells), status)
+                let thread = try cells[PostRow.columnCount + 1].decode([String]?.self) ?? []
+                try await body(try PostRow.decode(cells), status, thread.compactMap(ArchivedReply.init(packed:)))
             }
         }
+    }
+
+    /// `[{"message", "created_ms", "status"}]` for the staging table's `jsonb` column.
+    static func repliesJSON(_ replies: [ImportedReply]) -> String {
+        let items = replies.map { reply in
+            "{\"message\":\(JSONText.quoted(reply.message)),\"created_ms\":\(reply.createdAt),\"status\":\"\(reply.status.rawValue)\"}"
+        }
+        return "[" + items.joined(separator: ",") + "]"
     }
 
     /// One line of `COPY … FROM STDIN` text format: tab-separated, `\N` for null, with
@@ -86,7 +124,7 @@ public struct PostgresPostArchive: Sendable {
         let columns: [String?] = [
             post.sourceID, String(draft.lat), String(draft.lon), draft.heading.map { String($0) }, draft.message, draft.tag,
             String(post.createdAt), draft.accuracy.map { String($0) }, draft.floor.map { String($0) }, draft.beacon,
-            post.status.rawValue,
+            post.status.rawValue, post.expiresAt.map { String($0) }, post.replies.isEmpty ? nil : Self.repliesJSON(post.replies),
         ]
         for (index, column) in columns.enumerated() {
             if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
@@ -105,5 +143,39 @@ public struct PostgresPostArchive: Sendable {
             }
         }
         buffer.writeInteger(UInt8(ascii: "\n"))
+    }
+}
+
+/// A reply as exported with its note.
+public struct ArchivedReply: Sendable, Equatable {
+    public var message: String
+    public var createdAt: Int64
+    public var status: PostStatus
+
+    /// `message \u{1F} milliseconds \u{1F} status`, as the export query packs it (a message holds no
+    /// unit separator: control characters other than newline and tab are refused).
+    init?(packed: String) {
+        let parts = packed.split(separator: "\u{1F}", omittingEmptySubsequences: false)
+        guard parts.count == 3, let time = Int64(parts[1]), let status = PostStatus(rawValue: String(parts[2])) else { return nil }
+        (message, createdAt, self.status) = (String(parts[0]), time, status)
+    }
+}
+
+/// JSON string literals for SQL-bound JSON text.
+enum JSONText {
+    static func quoted(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\t": out += "\\t"
+            case "\r": out += "\\r"
+            default:
+                if scalar.value < 0x20 { out += String(format: "\\u%04x", scalar.value) } else { out.unicodeScalars.append(scalar) }
+            }
+        }
+        return out + "\""
     }
 }

@@ -4,6 +4,7 @@
 import { $, button, cardRow, cell } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
 import { openNote } from "./notes.js";
+import { showReplies } from "./replies.js";
 import { focusBeacon } from "./beacons.js";
 import { openPlace } from "./places.js";
 
@@ -22,10 +23,15 @@ function concerns(entry) {
     opener.setAttribute("aria-label", description);
     td.append(opener);
   };
-  if (entry.postId !== null && entry.postId !== undefined) {
+  if (entry.replyId !== null && entry.replyId !== undefined) {
+    // A reply's action: the reply among its note's replies, and the note itself.
+    link(`Reply ${entry.replyId}`, `Show reply ${entry.replyId}`, () => showReplies({ postId: entry.postId ?? null, replyId: entry.replyId }));
+    if (entry.postId !== null && entry.postId !== undefined) {
+      td.append(" on ");
+      link(`note ${entry.postId}`, `Show note ${entry.postId}`, () => openNote(entry.postId));
+    }
+  } else if (entry.postId !== null && entry.postId !== undefined) {
     link(`Note ${entry.postId}`, `Show note ${entry.postId}`, () => openNote(entry.postId));
-  } else if (entry.replyId !== null && entry.replyId !== undefined) {
-    td.textContent = `Reply ${entry.replyId}`;
   } else if (BEACON_ACTIONS.has(entry.action) && entry.reason) {
     link(`Beacon ${entry.reason}`, `Show beacon ${entry.reason}`, async () => {
       await showView("beacons");

@@ -1,11 +1,13 @@
 // The moderation page: log in, then a dashboard of the board (dashboard.js), notes to find, hide,
-// restore, delete and export (notes.js), the audit log (audit.js), beacons (beacons.js), and places
-// with their announcements (places.js). Every text from the board is shown as text, never HTML.
+// restore, delete and export (notes.js) with their replies beside them (replies.js), the audit log
+// (audit.js), beacons (beacons.js), and places with their announcements (places.js). Every text
+// from the board is shown as text, never HTML.
 import { request } from "../api.js";
 import { $ } from "./dom.js";
 import { announce, announcerFor, call, endSession, hasSession, onSessionEnd, registerView, showView, startSession } from "./desk.js";
 import { loadDashboard, setUpDashboard } from "./dashboard.js";
-import { loadNotes, setUpNotes, unfocus } from "./notes.js";
+import { loadNotesView, setUpNotes, unfocus } from "./notes.js";
+import { setUpReplies } from "./replies.js";
 import { loadAudit, setUpAudit } from "./audit.js";
 import { loadBeacons, setUpBeacons } from "./beacons.js";
 import { loadPlaces, setUpPlaceEditor } from "./places.js";
@@ -69,7 +71,7 @@ tabs.forEach((tab, index) => {
 });
 
 registerView("dashboard", loadDashboard);
-registerView("notes", () => loadNotes());
+registerView("notes", () => loadNotesView());
 registerView("audit", () => loadAudit());
 registerView("beacons", loadBeacons);
 registerView("places", () => loadPlaces());
@@ -77,6 +79,7 @@ registerView("places", () => loadPlaces());
 onSessionEnd(loggedOut);
 setUpDashboard();
 setUpNotes();
+setUpReplies();
 setUpAudit();
 setUpBeacons();
 setUpPlaceEditor({ call, announce: announcerFor("places") });

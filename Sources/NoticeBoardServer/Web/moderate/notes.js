@@ -1,9 +1,11 @@
 // The Notes view: find notes by tag, week or dates, status, reports and client; hide (with a
 // reason, undoable for a few seconds) or restore (with a reason of its own, or none) one or many;
 // delete one with a reason; show one note alone (from the audit log or the reported queue);
-// download what the filters find as CSV. On a phone each row is a card (moderate.css).
+// download what the filters find as CSV; open a note's replies beneath it, with the same actions
+// (replies.js). On a phone each row is a card (moderate.css).
 import { $, button, cardRow, cell, element } from "./dom.js";
 import { announce as announceAnywhere, announcerFor, call, fetchBlob, showView } from "./desk.js";
+import { loadReplies, showRepliesOf } from "./replies.js";
 
 const announce = announcerFor("notes");
 const shown = new Map(); // id → moderated post in the table
@@ -11,6 +13,8 @@ const UNDO_SECONDS = 8;
 let notesCursor = null;
 let focused = null; // {id, createdAt}: the one note shown alone, or null for the filters' list
 let loads = 0; // only the latest load fills the table
+const expanded = new Set(); // notes whose replies are open beneath them
+const COLUMNS = 9;
 
 function localDayStart(dateText, plusDays = 0) {
   const [year, month, day] = dateText.split("-").map(Number);
@@ -66,12 +70,59 @@ function noteRow(post) {
   if (post.status === "visible") actions.append(named("Hide", () => hide([post.id])));
   if (post.status === "hidden") actions.append(named("Restore", () => restore([post.id])));
   if (post.status !== "deleted") actions.append(named("Delete…", () => askDelete(post), "danger"));
+  const replies = button(repliesLabel(post), () => toggleReplies(post, row, replies), "secondary replies-toggle");
+  replies.setAttribute("aria-expanded", "false");
+  replies.setAttribute("aria-controls", `replies-of-${post.id}`);
+  actions.append(replies);
   const row = cardRow([select, cell(String(post.id), "id", "Id"), cell(new Date(post.createdAt).toLocaleString(), "when", "When"),
     cell(post.tag, "tag", "Tag"), cell(post.message, "message"), cell(post.status, "status", "Status"),
     cell(String(post.reportCount), "reports", "Reports"), client, actions], post.status);
   row.dataset.id = String(post.id);
   if (focused?.id === post.id) row.classList.add("focused");
   return row;
+}
+
+function repliesLabel(post) {
+  const count = post.replyCount ?? 0;
+  return count === 0 ? "Replies" : `Replies (${count})`;
+}
+
+/** Opens (or closes) a note's replies in a row beneath it: each reply beside its note. */
+function toggleReplies(post, row, toggle) {
+  const open = toggle.getAttribute("aria-expanded") !== "true";
+  const existing = document.getElementById(`replies-of-${post.id}`);
+  if (!open) {
+    existing?.remove();
+    expanded.delete(post.id);
+    toggle.setAttribute("aria-expanded", "false");
+    return Promise.resolve();
+  }
+  expanded.add(post.id);
+  toggle.setAttribute("aria-expanded", "true");
+  const td = element("td", { className: "replies-cell", attributes: { colspan: String(COLUMNS) } });
+  td.append(element("p", { className: "hint", text: "Loading replies…" }));
+  const repliesRow = cardRow([td], "replies-row");
+  repliesRow.id = `replies-of-${post.id}`;
+  repliesRow.setAttribute("aria-label", `Replies to note ${post.id}`);
+  (existing ?? row).after(repliesRow);
+  existing?.remove();
+  return showRepliesOf(post.id, td, announce);
+}
+
+// The view shows notes, or every reply (each beside its note): a switch at its top.
+let mode = "notes";
+
+export function setMode(next) {
+  mode = next;
+  $("#notes-panel").hidden = next !== "notes";
+  $("#replies-panel").hidden = next !== "replies";
+  $("#mode-notes").setAttribute("aria-pressed", String(next === "notes"));
+  $("#mode-replies").setAttribute("aria-pressed", String(next === "replies"));
+}
+
+/** What showing the view loads: the notes, or the replies. */
+export function loadNotesView() {
+  return mode === "replies" ? loadReplies() : loadNotes();
 }
 
 export async function loadNotes(append = false) {
@@ -91,7 +142,9 @@ export async function loadNotes(append = false) {
     const posts = focused ? page.posts.filter((post) => post.id === focused.id) : page.posts;
     for (const post of posts) {
       shown.set(post.id, post);
-      body.append(noteRow(post));
+      const row = noteRow(post);
+      body.append(row);
+      if (expanded.has(post.id)) toggleReplies(post, row, row.querySelector(".replies-toggle"));
     }
     notesCursor = focused ? null : page.nextCursor;
     $("#notes-more").hidden = !notesCursor;
@@ -105,6 +158,7 @@ export async function loadNotes(append = false) {
 /** Shows one note alone in the Notes view (from the reported queue: the post is at hand). */
 export function focusNote(post) {
   focused = { id: post.id, createdAt: post.createdAt };
+  setMode("notes");
   return showView("notes");
 }
 
@@ -114,6 +168,7 @@ export function unfocus() { focused = null; }
 /** The Notes view with every reported note (the dashboard's queue in full). */
 export function showReported() {
   focused = null;
+  setMode("notes");
   $("#note-filters").reset();
   $("#f-reported").checked = true;
   return showView("notes");
@@ -153,7 +208,7 @@ async function findAmong(id, status, pages = 4) {
 }
 
 function selectedIds() {
-  return [...document.querySelectorAll("#notes-table tbody tr")].filter((row) => row.querySelector(".pick").checked).map((row) => Number(row.dataset.id));
+  return [...document.querySelectorAll("#notes-table tbody tr[data-id]")].filter((row) => row.querySelector(".pick").checked).map((row) => Number(row.dataset.id));
 }
 
 /** One action on many notes; resolves to [done ids, failure lines]. */
@@ -207,18 +262,24 @@ async function restore(ids) {
   announce(`Restored ${done.length === 1 ? `note ${done[0]}` : `${done.length} notes`}${reason ? ` (${reason})` : ""}.${failed(failures)}`);
 }
 
-// Deleting: always confirmed, always with a reason.
+// Deleting: always confirmed, always with a reason. Notes and replies share the dialog.
 
-let deleting = null;
+let deleting = null; // {kind, id, message, path, after, say}
 
-function askDelete(post) {
-  deleting = post;
-  $("#delete-id").textContent = String(post.id);
-  $("#delete-preview").textContent = post.message;
+/** Asks to delete a note or a reply (`kind`) at `path`; `after` reloads what showed it. */
+export function askDeletion(item) {
+  deleting = item;
+  $("#delete-kind").textContent = item.kind;
+  $("#delete-id").textContent = String(item.id);
+  $("#delete-preview").textContent = item.message;
   $("#delete-reason").value = "";
   $("#delete-error").textContent = "";
   $("#delete-dialog").showModal();
   $("#delete-reason").focus();
+}
+
+function askDelete(post) {
+  askDeletion({ kind: "note", id: post.id, message: post.message, path: `/api/v1/moderation/posts/${post.id}`, after: loadNotes, say: announce });
 }
 
 async function confirmDelete(event) {
@@ -228,11 +289,12 @@ async function confirmDelete(event) {
     $("#delete-error").textContent = "A reason is required.";
     return;
   }
+  const item = deleting;
   try {
-    await call("DELETE", `/api/v1/moderation/posts/${deleting.id}`, { body: { reason } });
+    await call("DELETE", item.path, { body: { reason } });
     $("#delete-dialog").close();
-    await loadNotes();
-    announce(`Deleted note ${deleting.id}.`);
+    await item.after();
+    item.say(`Deleted ${item.kind} ${item.id}.`);
   } catch (error) {
     $("#delete-error").textContent = error.message;
   }
@@ -271,6 +333,14 @@ async function downloadCSV() {
 }
 
 export function setUpNotes() {
+  $("#mode-notes").addEventListener("click", () => {
+    setMode("notes");
+    loadNotes();
+  });
+  $("#mode-replies").addEventListener("click", () => {
+    setMode("replies");
+    loadReplies();
+  });
   $("#f-week").addEventListener("change", () => {
     if (!$("#f-week").value) return;
     const [monday, sunday] = weekDays($("#f-week").value);
@@ -287,6 +357,7 @@ export function setUpNotes() {
     loadNotes();
   });
   $("#notes-more").addEventListener("click", () => loadNotes(true));
+  $("#note-filters").addEventListener("reset", () => expanded.clear());
   $("#select-all").addEventListener("change", () => {
     document.querySelectorAll("#notes-table .pick").forEach((box) => { box.checked = $("#select-all").checked; });
   });

@@ -1,12 +1,13 @@
 // Replies, for moderators: each shown beside the note it answers, with the notes' own actions —
 // hide (a reason is required), restore (a reason of its own, or none), delete (confirmed, with a
-// reason). Two places show them: under a note in the Notes view ("Replies" opens them there), and
-// the Replies view, every reply newest first, filtered by note, status, reports or client.
+// reason). Two places show them, both in the Notes view: under a note ("Replies" opens them
+// there), and the view's Replies side, every reply newest first, filtered by note, status,
+// reports or client.
 import { $, button, cardRow, cell, element } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
-import { askDeletion, openNote } from "./notes.js";
+import { askDeletion, openNote, setMode } from "./notes.js";
 
-const announce = announcerFor("replies");
+const announce = announcerFor("notes");
 const notes = new Map(); // post id → Promise of the public note (null when it is not visible)
 let cursor = null;
 let loads = 0;
@@ -131,7 +132,7 @@ export async function showRepliesOf(postId, container, say) {
   }
 }
 
-// The Replies view.
+// The Replies side of the Notes view.
 
 function replyFilters() {
   const postId = $("#r-post").value.trim();
@@ -166,13 +167,14 @@ export async function loadReplies(append = false) {
   }
 }
 
-/** The Replies view with the given filters (a note's, a client's), the rest reset. */
+/** The replies with the given filters (a note's, a client's), the rest reset. */
 export function showReplies({ postId = null, clientId = null, replyId = null } = {}) {
   $("#reply-filters").reset();
   if (postId !== null) $("#r-post").value = String(postId);
   if (clientId) $("#r-client").value = clientId;
   highlighted = replyId;
-  return showView("replies");
+  setMode("replies");
+  return showView("notes");
 }
 
 export function setUpReplies() {
