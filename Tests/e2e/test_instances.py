@@ -4,6 +4,8 @@ import os
 import subprocess
 import time
 
+import requests
+
 from conftest import BINARY
 from test_stream import EventReader
 
@@ -184,3 +186,56 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
     finally:
         for stream in streams.values():
             stream.close()
+
+
+def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_second(server_factory):
+    """Two instances on one database agree on like and reply counts within a second, the other
+    instance's streams hear a reply, and the popular order on both reflects every like."""
+    first = server_factory("--like-rate-per-minute", "0")
+    second = server_factory("--like-rate-per-minute", "0")
+    stream_on_second = EventReader(second.url + "/api/v1/posts/stream", AREA)
+    time.sleep(0.3)
+    try:
+        author = {"X-Device-Key": "author-device-000000001"}
+        created = first.post({"lat": 48.857, "lon": 2.352, "message": "like me", "tag": "food"}, headers=author)
+        other = first.post({"lat": 48.857, "lon": 2.3521, "message": "quiet one", "tag": "food"})
+        post_id, other_id = created.json()["id"], other.json()["id"]
+        assert wait_until(lambda: second.get(f"/api/v1/posts/{other_id}").status_code == 200, 1.0) is not None
+
+        # 30 devices like the note, half of them on each instance, at once.
+        import concurrent.futures
+
+        def like(n):
+            server = first if n % 2 else second
+            return requests.put(f"{server.url}/api/v1/posts/{post_id}/like",
+                                headers={"X-Device-Key": f"liker-device-{n:012d}"}, timeout=30).status_code
+
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            assert set(pool.map(like, range(30))) == {200}
+
+        def count_on(server, key="likeCount"):
+            return server.get(f"/api/v1/posts/{post_id}").json()[key]
+
+        agreed = wait_until(lambda: count_on(first) == 30 and count_on(second) == 30, 1.0)
+        assert agreed is not None, f"like counts {count_on(first)} and {count_on(second)} after 1 s"
+        for server in (first, second):
+            popular = server.get("/api/v1/posts/nearby", params={**AREA, "order": "popular"}).json()
+            assert [post["id"] for post in popular["posts"]][:2] == [post_id, other_id] and "asOf" in popular
+
+        reply = first.post_json(f"/api/v1/posts/{post_id}/replies", {"message": "the author again"}, headers=author)
+        assert reply.status_code == 201 and reply.json()["byAuthor"] is True
+        assert wait_until(lambda: count_on(second, "replyCount") == 1, 1.0) is not None
+        events = []
+        while not events or events[-1]["event"] != "reply":
+            events.append(stream_on_second.next(timeout=2))
+        heard = json.loads(events[-1]["data"])
+        assert heard["id"] == reply.json()["id"] and heard["postId"] == post_id and heard["byAuthor"] is True
+        thread = second.get(f"/api/v1/posts/{post_id}/replies").json()["replies"]
+        assert [item["id"] for item in thread] == [reply.json()["id"]]
+
+        # The author deletes the note on the second instance: the first stops serving it at once.
+        deleted = requests.delete(f"{second.url}/api/v1/posts/{post_id}", headers=author, timeout=30)
+        assert deleted.status_code == 204
+        assert wait_until(lambda: first.get(f"/api/v1/posts/{post_id}").status_code == 404, 1.0) is not None
+    finally:
+        stream_on_second.close()
