@@ -3,6 +3,7 @@
 //
 //   NOTICEBOARD_BENCHMARKS=1 swift run -c release noticeboard-bench POSTS.csv QUERIES.csv [M=2000] [RUNS=5]
 //   BENCH_PROFILE=places …: queries narrowed to a place beside the same by its bounding box.
+//   BENCH_PROFILE=popular …: nearby in the popular order and as of a past instant beside the plain query.
 //
 // Prints markdown tables: build time, insert rate, bytes per post, per-query latency (median,
 // mean, p99 of the per-run figures' medians) by radius and filter, and clusters by zoom.
@@ -77,6 +78,10 @@ func runBenchmark() {
             : GeoBox(west: max(-180, q.lon - span / 2), south: max(-90, q.lat - span / 4), east: min(180, q.lon + span / 2), north: min(90, q.lat + span / 4))
     }
 
+    if ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "popular" {
+        runPopularBenchmark(posts: posts, queries: Array(queries), runs: runs)
+        return
+    }
     if ProcessInfo.processInfo.environment["BENCH_PROFILE"] == "places" {
         runPlaceBenchmark(posts: posts, queries: Array(queries), runs: runs)
         return
