@@ -16,10 +16,11 @@ extension Board {
     }
 
     /// For a device's request: which of the posts it likes, and which it made; `nil` without a device.
-    public func viewerMarks(for posts: [Post], deviceHash: String?) async throws -> [Int64: ViewerMarks]? {
+    public func viewerMarks(for posts: [Post], deviceHash: String?) async -> [Int64: ViewerMarks]? {
         guard let deviceHash else { return nil }
-        // Only posts someone likes can be liked by this device: most pages ask nothing.
-        let liked = try await likedPosts(deviceHash: deviceHash, among: posts.filter { $0.likeCount > 0 }.map(\.id))
+        // Only posts someone likes can be liked by this device: most pages ask nothing. Reads are
+        // answered from memory while the database is away: then no post shows as liked.
+        let liked = (try? await likedPosts(deviceHash: deviceHash, among: posts.filter { $0.likeCount > 0 }.map(\.id))) ?? []
         var marks: [Int64: ViewerMarks] = [:]
         for post in posts { marks[post.id] = ViewerMarks(likedByMe: liked.contains(post.id), mine: post.deviceHash == deviceHash) }
         return marks

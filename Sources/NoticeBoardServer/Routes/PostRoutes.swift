@@ -49,7 +49,7 @@ struct PostRoutes: Sendable {
     func postResponse(_ outcome: CreateOutcome, deviceHash: String?) async throws -> Response {
         let status: HTTPResponse.Status = if case .created = outcome { .created } else { .ok }
         var json = PostJSON(post: outcome.post)
-        json.viewer = try await board.viewerMarks(for: [outcome.post], deviceHash: deviceHash)?[outcome.post.id]
+        json.viewer = await board.viewerMarks(for: [outcome.post], deviceHash: deviceHash)?[outcome.post.id]
         return JSONResponse.make(status: status, json, headers: [.location: "/api/v1/posts/\(outcome.post.id)"])
     }
 
@@ -60,7 +60,7 @@ struct PostRoutes: Sendable {
             throw APIError.notFound("no such post")
         }
         var json = PostJSON(post: post)
-        json.viewer = try await board.viewerMarks(for: [post], deviceHash: deviceHash)?[post.id]
+        json.viewer = await board.viewerMarks(for: [post], deviceHash: deviceHash)?[post.id]
         return JSONResponse.make(json)
     }
 
@@ -70,7 +70,7 @@ struct PostRoutes: Sendable {
         let fields = try PostFields.parse(parameters)
         let deviceHash = try identity.deviceHash(of: request)
         let page = try await board.nearby(try NearbyQuery(parameters))
-        let marks = try await board.viewerMarks(for: page.items.map(\.post), deviceHash: deviceHash)
+        let marks = await board.viewerMarks(for: page.items.map(\.post), deviceHash: deviceHash)
         let posts = page.items.map { found in
             var json = PostJSON(post: found.post, distance: found.distance, bearing: found.bearing, fields: fields)
             json.viewer = marks?[found.post.id]
@@ -88,7 +88,7 @@ struct PostRoutes: Sendable {
         let fields = try PostFields.parse(parameters, available: PostFields.all.subtracting([.distance, .bearing]))
         let deviceHash = try identity.deviceHash(of: request)
         let page = try board.browse(query)
-        let marks = try await board.viewerMarks(for: page.items, deviceHash: deviceHash)
+        let marks = await board.viewerMarks(for: page.items, deviceHash: deviceHash)
         let posts = page.items.map { post in
             var json = PostJSON(post: post, fields: fields)
             json.viewer = marks?[post.id]
