@@ -4,7 +4,7 @@
 import { getJSON } from "./api.js";
 import { distance, bearing, distanceText } from "./geo.js";
 import { noteItem } from "./render.js";
-import { noteActions } from "./reactions.js";
+import { deletingHere, noteActions } from "./reactions.js";
 import { placeName } from "./places.js";
 import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
 
@@ -43,7 +43,8 @@ export async function loadList(append = false) {
     more.hidden = !nextCursor;
     if (state.view === "list") {
       const count = list.querySelectorAll("li[data-id]").length;
-      announce(count ? `${count}${nextCursor ? "+" : ""} notes around you${state.asOf ? " back then" : ""}.` : nothingFound());
+      const notes = count === 1 && !nextCursor ? "1 note" : `${count}${nextCursor ? "+" : ""} notes`;
+      announce(count ? `${notes} around you${state.asOf ? " back then" : ""}.` : nothingFound());
     }
   } catch (error) {
     if (request === generation) announce(error.message);
@@ -101,6 +102,7 @@ export function addToList(post) {
 }
 
 export function removeFromList(id) {
+  if (deletingHere(id)) return; // its card says "Deleted" once the server has answered
   list.querySelector(`[data-id="${id}"]`)?.remove();
 }
 

@@ -29,7 +29,7 @@ function show() {
   input.max = dayValue(new Date());
   input.value = state.asOf ? dayValue(new Date(state.asOf)) : "";
   banner.hidden = state.asOf === null;
-  if (state.asOf) text.textContent = `the board as it stood ${pastText(state.asOf)}. Notes posted since are not shown.`;
+  if (state.asOf) text.textContent = `the board as it stood ${pastText(state.asOf)}.`;
 }
 
 function chosen() {

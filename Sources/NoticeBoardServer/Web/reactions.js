@@ -11,6 +11,7 @@ const confirmed = new Map(); // id → {likeCount, likedByMe} as the server last
 const wishes = new Map(); // id → the number of the latest like/unlike asked for
 const queues = new Map(); // id → the like requests in flight, one after another
 const countedReplies = new Set(); // reply ids already counted (a reply posted here also arrives live)
+const deleting = new Set(); // notes this page is deleting: their card says "Deleted" itself
 const FEEDBACK_SECONDS = 6;
 let hooks = { openThread: () => {}, gone: () => {} };
 
@@ -33,6 +34,9 @@ export function remember(post) {
 }
 
 export const knownPost = (id) => known.get(id) ?? null;
+
+/** Whether this page is deleting the note (the live "remove" may come before the answer). */
+export const deletingHere = (id) => deleting.has(id);
 
 const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
 
@@ -221,10 +225,12 @@ function askDelete(id, row, button) {
   yes.addEventListener("click", async () => {
     yes.disabled = true;
     no.disabled = true;
+    deleting.add(id);
     try {
       await request("DELETE", `/api/v1/posts/${id}`);
       deleted(id, row);
     } catch (error) {
+      deleting.delete(id);
       question.remove();
       buttons.hidden = false;
       button.focus();
@@ -249,6 +255,7 @@ function deleted(id, row) {
     setTimeout(() => item.remove(), FEEDBACK_SECONDS * 1000);
   }
   announce("Deleted your note.");
+  deleting.delete(id);
   hooks.gone(id);
 }
 

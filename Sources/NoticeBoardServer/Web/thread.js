@@ -32,6 +32,7 @@ function replyItem(reply) {
   const item = document.createElement("li");
   item.className = "reply";
   item.dataset.id = String(reply.id);
+  if (reply.mine !== undefined) item.dataset.mine = String(reply.mine);
   const meta = document.createElement("p");
   meta.className = "reply-meta";
   const time = document.createElement("time");
@@ -65,7 +66,13 @@ function showEmpty() {
 /** Adds replies not shown yet, keeping oldest-first order by time then id. */
 function addReplies(replies, { fresh = false } = {}) {
   for (const reply of replies) {
-    if (current.shown.has(reply.id)) continue;
+    if (current.shown.has(reply.id)) {
+      // The live copy came first; this one (the POST's answer, a page read with the key) knows
+      // whether the reply is this device's.
+      const shown = list.querySelector(`[data-id="${reply.id}"]`);
+      if (shown && reply.mine !== undefined && shown.dataset.mine === undefined) shown.replaceWith(replyItem(reply));
+      continue;
+    }
     current.shown.add(reply.id);
     const item = replyItem(reply);
     if (fresh) item.classList.add("fresh");
