@@ -159,6 +159,10 @@ public struct NearbyPost: Sendable, Equatable {
     public var post: Post
     public var distance: Double
     public var bearing: Double
+
+    public init(post: Post, distance: Double, bearing: Double) {
+        (self.post, self.distance, self.bearing) = (post, distance, bearing)
+    }
 }
 
 public struct TagCount: Sendable, Equatable {

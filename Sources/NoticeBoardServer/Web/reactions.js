@@ -163,7 +163,7 @@ async function toggleLike(id) {
     try {
       const result = await request(like ? "PUT" : "DELETE", `/api/v1/posts/${id}/like`);
       confirmed.set(id, result);
-      if (wishes.get(id) === wish) {
+      if (wishes.get(id) === wish && known.has(id)) {
         known.set(id, { ...known.get(id), ...result });
         refresh(id);
       }
