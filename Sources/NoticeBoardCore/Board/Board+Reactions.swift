@@ -1,12 +1,12 @@
 /// Likes, replies and author deletes through the board: committed first, then the post's new
 /// counts go into the index (the popular order reads them) and replies out to live streams.
 extension Board {
-    /// Likes (or stops liking) a visible post for a device; the post's like count after, `nil`
-    /// if the post is not visible.
-    public func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> Int? {
-        guard let state = try await likes().setLike(postId: postId, deviceHash: deviceHash, liked: liked) else { return nil }
-        reconcile(state)
-        return state.post.likeCount
+    /// Likes (or stops liking) a visible post for a device; the post's like count after and
+    /// whether this changed it, `nil` if the post is not visible.
+    public func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> (likeCount: Int, changed: Bool)? {
+        guard let result = try await likes().setLike(postId: postId, deviceHash: deviceHash, liked: liked) else { return nil }
+        reconcile(result.state)
+        return (result.state.post.likeCount, result.changed)
     }
 
     /// Which of these posts the device likes.

@@ -2,7 +2,7 @@
 public protocol LikeStore: Sendable {
     /// Adds (`liked`) or removes a device's like; `nil` if the post is not visible. The post's
     /// state after the change (or as it was, when nothing changed) comes back to be reconciled.
-    func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> PostState?
+    func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> (state: PostState, changed: Bool)?
     /// Which of these posts the device likes.
     func likedPosts(deviceHash: String, among ids: [Int64]) async throws -> Set<Int64>
 }

@@ -13,7 +13,7 @@ public struct PostgresLikeStore: LikeStore {
         self.logger = logger
     }
 
-    public func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> PostState? {
+    public func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> (state: PostState, changed: Bool)? {
         try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
                 var visible = false
@@ -34,7 +34,7 @@ public struct PostgresLikeStore: LikeStore {
                     RETURNING \(unescaped: PostgresPostStore.stateColumns)
                     """
                     : "SELECT \(unescaped: PostgresPostStore.stateColumns) FROM posts p WHERE p.id = \(postId)"
-                for try await row in try await connection.query(update, logger: logger) { return try PostgresPostStore.state(row) }
+                for try await row in try await connection.query(update, logger: logger) { return (try PostgresPostStore.state(row), changed) }
                 return nil
             }
         }

@@ -6,6 +6,8 @@ struct ReplyJSON: Encodable {
     var reply: Reply
     var mine: Bool?
     var moderation: ModeratedReply?
+    /// On streams: the note's visible replies now, so a page keeps its count without asking.
+    var replyCount: Int?
 
     init(_ reply: Reply, deviceHash: String? = nil) {
         self.reply = reply
@@ -17,7 +19,7 @@ struct ReplyJSON: Encodable {
         moderation = moderated
     }
 
-    enum CodingKeys: String, CodingKey { case id, postId, message, createdAt, byAuthor, mine, status, reportCount, clientId }
+    enum CodingKeys: String, CodingKey { case id, postId, message, createdAt, byAuthor, mine, status, reportCount, clientId, replyCount }
 
     func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -27,6 +29,7 @@ struct ReplyJSON: Encodable {
         try container.encode(Timestamp.format(milliseconds: reply.createdAt), forKey: .createdAt)
         try container.encode(reply.byAuthor, forKey: .byAuthor)
         try container.encodeIfPresent(mine, forKey: .mine)
+        try container.encodeIfPresent(replyCount, forKey: .replyCount)
         if let moderation {
             try container.encode(moderation.status.rawValue, forKey: .status)
             try container.encode(moderation.reportCount, forKey: .reportCount)

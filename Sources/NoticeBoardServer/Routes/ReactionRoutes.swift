@@ -41,12 +41,17 @@ struct ReactionRoutes: Sendable {
         let device = try requiredDevice(request)
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = likeLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
-        guard let count = try await board.setLike(postId: id, deviceHash: device, liked: liked) else {
+        guard let result = try await board.setLike(postId: id, deviceHash: device, liked: liked) else {
             likeLimiter.refund(for: client)
             throw APIError.notFound("no such post")
         }
-        Counter(label: "noticeboard_likes_total", dimensions: [("change", liked ? "like" : "unlike")]).increment()
-        return JSONResponse.make(LikeJSON(likeCount: count, likedByMe: liked))
+        // A repeat changes nothing and does not count against the client.
+        if result.changed {
+            Counter(label: "noticeboard_likes_total", dimensions: [("change", liked ? "like" : "unlike")]).increment()
+        } else {
+            likeLimiter.refund(for: client)
+        }
+        return JSONResponse.make(LikeJSON(likeCount: result.likeCount, likedByMe: liked))
     }
 
     @Sendable func deleteOwn(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -112,7 +112,9 @@ struct StreamRoutes: Sendable {
         case .reply(let reply, let post):
             guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
             name = "reply"
-            data = JSONResponse.encode(ReplyJSON(reply))
+            var json = ReplyJSON(reply)
+            json.replyCount = post.replyCount
+            data = JSONResponse.encode(json)
         }
         return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
     }
