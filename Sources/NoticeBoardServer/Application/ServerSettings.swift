@@ -34,8 +34,6 @@ public struct ServerSettings: Sendable {
     public var streamKeepAliveSeconds = 15
     /// Live streams one client address may hold open at once.
     public var streamsPerClient = 16
-    /// Walks (`GET /api/v1/walk` WebSockets) one client address may hold open at once.
-    public var walksPerClient = 16
     /// PEM certificate chain and private key: serve HTTPS instead of HTTP.
     public var tls: (certificatePath: String, keyPath: String)?
     /// When set, `/metrics` answers only requests bearing this token.
@@ -68,16 +66,12 @@ extension ServerSettings {
     /// line between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets that middleware's error;
     /// anything the decoder refuses gets `MalformedRequestResponder`'s. Both are the contract's
     /// JSON error.
-    /// Upgrade requests go to `webSockets` (the walk), everything else to the application's router.
-    func serverBuilder(webSockets: Router<WalkRequestContext>) throws -> HTTPServerBuilder {
+    func serverBuilder() throws -> HTTPServerBuilder {
         let limits = ConnectionLimits(settings: connections, exemptAddresses: trustedProxies)
-        let http = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: webSockets,
+        let http = HTTPServerBuilder.http1(
             configuration: .init(
-                http1: .init(
-                    additionalChannelHandlers: [ConnectionGuard(limits: limits), MalformedRequestResponder()],
-                    httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)),
-                ws: .init(maxFrameSize: WalkRoutes.maxMessageBytes)))
+                additionalChannelHandlers: [ConnectionGuard(limits: limits), MalformedRequestResponder()],
+                httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)))
         guard let tls else { return http }
         let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)
