@@ -20,7 +20,7 @@ CONTRACT_OPERATIONS = {
     ("put", "/api/v1/posts/{id}/like"), ("delete", "/api/v1/posts/{id}/like"), ("delete", "/api/v1/posts/{id}"),
     ("post", "/api/v1/posts/{id}/replies"), ("get", "/api/v1/posts/{id}/replies"), ("post", "/api/v1/replies/{id}/reports"),
     ("get", "/api/v1/moderation/replies"), ("post", "/api/v1/moderation/replies/{id}/hide"),
-    ("post", "/api/v1/moderation/replies/{id}/restore"), ("delete", "/api/v1/moderation/replies/{id}"),
+    ("post", "/api/v1/moderation/replies/{id}/restore"), ("delete", "/api/v1/moderation/replies/{id}"), ("get", "/api/v1/walk"),
 }
 
 

@@ -203,3 +203,16 @@ public final class Board: Sendable {
         }
     }
 }
+
+extension Board {
+    /// A walker's view now: the nearest notes on the live board within its circle (and cone, and
+    /// heading and tag filters), at most `WalkSession.viewLimit`.
+    public func walkView(_ update: WalkUpdate) -> [NearbyPost] {
+        state.read { state in
+            let search = NearbySearch(
+                lat: update.lat, lon: update.lon, radius: update.radius, cone: update.cone, headingFilter: update.headingFilter,
+                filter: state.filter(tags: update.tags, from: nil, to: nil, floor: nil, instant: .now()), limit: WalkSession.viewLimit)
+            return state.index.nearby(search).map { NearbyPost(post: state.posts[$0.id]!, distance: $0.distance, bearing: $0.bearing) }
+        }
+    }
+}

@@ -8,7 +8,7 @@ public func buildApplication(_ setup: ApplicationSetup) throws -> some Applicati
     let loader = BoardLoader(board: setup.board, changes: setup.changes, prepare: setup.prepare, logger: setup.logger)
     return Application(
         router: buildRouter(setup),
-        server: try settings.serverBuilder(),
+        server: try settings.serverBuilder(webSockets: buildWebSocketRouter(setup)),
         configuration: .init(
             address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard",
             // Past the cap a few more are accepted, to be told 503; beyond those the listener stops

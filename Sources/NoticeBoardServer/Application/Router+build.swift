@@ -46,10 +46,20 @@ func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
         board: board, identity: identity, openStreams: StreamCounter(limitPerClient: settings.streamsPerClient),
         keepAliveInterval: .seconds(settings.streamKeepAliveSeconds)
     ).register(on: routes)
+    WalkRoutes(board: board, identity: identity, openWalks: StreamCounter(limitPerClient: settings.walksPerClient)).register(on: routes)
     HealthRoutes(board: board).register(on: routes)
     OpenAPIRoutes().register(on: routes)
     PageConfigRoutes(page: settings.page).register(on: routes)
     MetricsRoutes(registry: settings.metricsRegistry, board: board, token: settings.metricsToken).register(on: routes)
+    return router
+}
+
+/// The router for WebSocket upgrades: the walk.
+func buildWebSocketRouter(_ setup: ApplicationSetup) -> Router<WalkRequestContext> {
+    let router = Router(context: WalkRequestContext.self)
+    let identity = ClientIdentity(trustedProxies: setup.settings.trustedProxies, hashKey: setup.settings.clientHashKey)
+    WalkRoutes(board: setup.board, identity: identity, openWalks: StreamCounter(limitPerClient: setup.settings.walksPerClient))
+        .register(webSockets: router)
     return router
 }
 

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import HummingbirdCore
 import HummingbirdTLS
+import HummingbirdWebSocket
 import NIOSSL
 import Prometheus
 
@@ -34,6 +35,8 @@ public struct ServerSettings: Sendable {
     public var streamKeepAliveSeconds = 15
     /// Live streams one client address may hold open at once.
     public var streamsPerClient = 16
+    /// Walks (`GET /api/v1/walk` WebSockets) one client address may hold open at once.
+    public var walksPerClient = 16
     /// PEM certificate chain and private key: serve HTTPS instead of HTTP.
     public var tls: (certificatePath: String, keyPath: String)?
     /// When set, `/metrics` answers only requests bearing this token.
@@ -61,17 +64,25 @@ public struct ServerSettings: Sendable {
 }
 
 extension ServerSettings {
-    /// HTTP/1.1 with connection caps and timeouts (`ConnectionGuard`) and bounded headers (16 KiB
-    /// a field or request line, 32 KiB in all, 100 fields), over TLS when configured. A request
-    /// line between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets that middleware's error;
-    /// anything the decoder refuses gets `MalformedRequestResponder`'s. Both are the contract's
-    /// JSON error.
-    func serverBuilder() throws -> HTTPServerBuilder {
+    /// HTTP/1.1 with WebSocket upgrades (the walk, on `webSockets`), behind `ConnectionGate`'s caps
+    /// and timeouts, `ConnectionGuard`'s per-request timeouts and bounded headers (16 KiB a field
+    /// or request line, 32 KiB in all, 100 fields), over TLS when configured. A request line
+    /// between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets that middleware's error; anything
+    /// the decoder refuses gets `MalformedRequestResponder`'s (`FirstRequestErrorResponder`'s on a
+    /// connection's first request). All are the contract's JSON error.
+    func serverBuilder(webSockets: Router<WalkRequestContext>) throws -> HTTPServerBuilder {
         let limits = ConnectionLimits(settings: connections, exemptAddresses: trustedProxies)
-        let http = HTTPServerBuilder.http1(
-            configuration: .init(
+        let webSocketResponder = webSockets.buildResponder()
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits), MalformedRequestResponder()],
-                httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)))
+                httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)),
+            ws: .init(maxFrameSize: WalkRoutes.maxMessageBytes))
+        let http = HTTPServerBuilder { responder in
+            GuardedChildChannel(
+                base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),
+                limits: limits)
+        }
         guard let tls else { return http }
         let chain = try NIOSSLCertificate.fromPEMFile(tls.certificatePath).map { NIOSSLCertificateSource.certificate($0) }
         let key = try NIOSSLPrivateKey(file: tls.keyPath, format: .pem)

@@ -1,0 +1,136 @@
+import Metrics
+import NIOCore
+
+/// The first handler of every connection, before any HTTP parsing: admits it against
+/// `ConnectionSettings`' caps (or refuses it with a JSON 503), closes it when its first request
+/// head does not arrive in time, when the client stops reading, or when shutdown has waited long
+/// enough. It works on bytes because WebSocket upgrades add the HTTP handlers only after a whole
+/// first request head has arrived, so only a handler in front of them sees a connection that
+/// trickles that head or never sends it.
+///
+/// Once an HTTP request is under way `ConnectionGuard` times its body and the idle gaps between
+/// requests, and takes the head deadline over; a WebSocket takes it over with its first response.
+final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = IOData
+
+    private let limits: ConnectionLimits
+    private var address: String?
+    private var refused = false
+    private var headDeadline: Scheduled<Void>?
+    private var writeDeadline: Scheduled<Void>?
+    private var shutdownDeadline: Scheduled<Void>?
+
+    init(limits: ConnectionLimits) { self.limits = limits }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { opened(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        opened(context: context)
+        context.fireChannelActive()
+    }
+
+    private func opened(context: ChannelHandlerContext) {
+        guard address == nil, !refused else { return }
+        let peer = context.channel.remoteAddress?.ipAddress ?? "unknown"
+        switch limits.admit(peer) {
+        case .admitted:
+            address = peer
+            ConnectionDeadline.arm(&headDeadline, after: limits.settings.idleTimeout, phase: "idle", context: context)
+        case .tooMany:
+            refuse("the server has too many open connections; retry shortly", lingering: false, context: context)
+        case .tooManyFromAddress:
+            refuse("too many open connections from your address; close some and retry", lingering: limits.startLingering(), context: context)
+        }
+    }
+
+    /// From here the request's own handlers time the connection.
+    func handOver() {
+        ConnectionDeadline.disarm(&headDeadline)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        handOver()
+        context.write(data, promise: promise)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        closed()
+        context.fireChannelInactive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        closed()
+    }
+
+    private func closed() {
+        ConnectionDeadline.disarm(&headDeadline)
+        ConnectionDeadline.disarm(&writeDeadline)
+        ConnectionDeadline.disarm(&shutdownDeadline)
+        if let address { limits.release(address) }
+        address = nil
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            ConnectionDeadline.disarm(&writeDeadline)
+        } else {
+            ConnectionDeadline.arm(&writeDeadline, after: limits.settings.writeTimeout, phase: "write", context: context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is ChannelShouldQuiesceEvent {
+            ConnectionDeadline.arm(&shutdownDeadline, after: limits.settings.shutdownTimeout, phase: "shutdown", context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    /// Answers 503 with the contract's JSON error and closes, before any request is read.
+    /// `lingering` waits for the client to read the answer; at the server's own cap every
+    /// descriptor counts, so the connection closes at once.
+    private func refuse(_ message: String, lingering: Bool, context: ChannelHandlerContext) {
+        refused = true
+        let error = APIError(.serviceUnavailable, code: "unavailable", message: message, headers: [.retryAfter: "1"])
+        let channel = context.channel
+        let limits = self.limits
+        // Closed within a second whatever happens to the write (over TLS it waits for a handshake
+        // that may never come), and a lingering refusal gives its place back then.
+        channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        if lingering { channel.closeFuture.whenComplete { _ in limits.stopLingering() } }
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(RawHTTPResponse.closing(error)))).whenComplete { _ in
+            guard lingering else {
+                channel.close(promise: nil)
+                return
+            }
+            // A close with unread request bytes pending resets the connection and can lose the
+            // answer; shutting the write side first lets the client read it.
+            channel.close(mode: .output, promise: nil)
+        }
+    }
+}
+
+/// A connection's timers: each closes the connection when it fires, counted by phase.
+enum ConnectionDeadline {
+    static func arm(_ deadline: inout Scheduled<Void>?, after delay: Duration, phase: String, context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
+            Counter(label: "noticeboard_connections_timed_out_total", dimensions: [("phase", phase)]).increment()
+            channel.close(promise: nil)
+        }
+    }
+
+    static func disarm(_ deadline: inout Scheduled<Void>?) {
+        deadline?.cancel()
+        deadline = nil
+    }
+}
