@@ -90,6 +90,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds shutdown waits for busy connections before closing them. Default 10. Env: NOTICEBOARD_SHUTDOWN_TIMEOUT.")
     var shutdownTimeout: Double?
 
+    @Option(help: "A host webhooks and push endpoints may name even if it resolves to loopback or a private network (repeatable). Default: public addresses only. Env: NOTICEBOARD_WEBHOOK_ALLOW_HOSTS (comma-separated).")
+    var webhookAllowHost: [String] = []
+
+    @Option(help: "Contact for push services in VAPID tokens, mailto: or https:. Env: NOTICEBOARD_VAPID_SUBJECT.")
+    var vapidSubject: String?
+
     @Option(help: "Require this bearer token on /metrics (default: /metrics is open). Env: NOTICEBOARD_METRICS_TOKEN.")
     var metricsToken: String?
 
@@ -114,6 +120,7 @@ struct ServeCommand: AsyncParsableCommand {
         var setup = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: logger)
         setup.services = [client] + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])
         setup.changes = PostgresChangeFeed(client: client, logger: logger)
+        setup.outbox = PostgresOutboxStore(client: client, logger: logger)
         setup.prepare = {
             try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
             try await store.purgeIdempotencyKeys()
@@ -164,6 +171,11 @@ struct ServeCommand: AsyncParsableCommand {
         guard settings.reportThreshold >= 1 else { throw ValidationError("the report threshold must be at least 1") }
         settings.connections = try resolvedConnectionSettings()
         settings.metricsToken = Environment.value(metricsToken, "NOTICEBOARD_METRICS_TOKEN")
+        settings.webhookAllowHosts = webhookAllowHost.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_WEBHOOK_ALLOW_HOSTS")) : webhookAllowHost
+        if let subject = Environment.value(vapidSubject, "NOTICEBOARD_VAPID_SUBJECT") {
+            guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else { throw ValidationError("--vapid-subject must be a mailto: or https: URL") }
+            settings.vapidSubject = subject
+        }
         return settings
     }
 

@@ -117,3 +117,8 @@ extension GeoBox {
         }
     }
 }
+
+extension Board {
+    /// Every place as this instance knows them now (for matching deliveries' areas).
+    public var places: PlaceDirectory { placeDirectory.withLock { $0 } }
+}

@@ -28,26 +28,33 @@ public struct PostgresChangeFeed: ChangeFeed {
     /// PostgreSQL would otherwise stop this instance following until it returned.
     public func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
         try await StoreErrors.bounded { [self] in
-            let rows = try await client.query(
-                """
-                SELECT c.seq, \(unescaped: PostRow.columns(of: "p")), p.status, p.version, \(unescaped: ReplyRow.columns(of: "r"))
-                FROM post_changes c JOIN posts p ON p.id = c.post_id
-                LEFT JOIN replies r ON r.id = c.reply_id AND r.status = 'visible'
-                WHERE c.seq > \(sequence) ORDER BY c.seq LIMIT \(limit)
-                """, logger: logger)
-            var changes: [PostChange] = []
-            for try await row in rows {
-                let cells = try PostRow.cells(of: row, count: 3 + PostRow.columnCount + ReplyRow.columnCount)
-                let after = 1 + PostRow.columnCount
-                let post = try PostRow.decode(cells, from: 1)
-                changes.append(
-                    PostChange(
-                        sequence: try cells[0].decode(Int64.self), post: post,
-                        status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self),
-                        reply: try ReplyRow.decodeIfPresent(cells, from: after + 2, post: post)))
-            }
-            return changes
+            try await Self.decodeChanges(try await client.query(Self.changesQuery(after: sequence, limit: limit), logger: logger))
         }
+    }
+
+    /// Changes after `sequence` joined with each post's state now (and the change's reply, if still visible).
+    static func changesQuery(after sequence: Int64, limit: Int) -> PostgresQuery {
+        """
+        SELECT c.seq, \(unescaped: PostRow.columns(of: "p")), p.status, p.version, \(unescaped: ReplyRow.columns(of: "r"))
+        FROM post_changes c JOIN posts p ON p.id = c.post_id
+        LEFT JOIN replies r ON r.id = c.reply_id AND r.status = 'visible'
+        WHERE c.seq > \(sequence) ORDER BY c.seq LIMIT \(limit)
+        """
+    }
+
+    static func decodeChanges(_ rows: PostgresRowSequence) async throws -> [PostChange] {
+        var changes: [PostChange] = []
+        for try await row in rows {
+            let cells = try PostRow.cells(of: row, count: 3 + PostRow.columnCount + ReplyRow.columnCount)
+            let after = 1 + PostRow.columnCount
+            let post = try PostRow.decode(cells, from: 1)
+            changes.append(
+                PostChange(
+                    sequence: try cells[0].decode(Int64.self), post: post,
+                    status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self),
+                    reply: try ReplyRow.decodeIfPresent(cells, from: after + 2, post: post)))
+        }
+        return changes
     }
 
     public func listen(wake: @escaping @Sendable () -> Void) async throws {

@@ -1,20 +1,34 @@
 import Hummingbird
 import NoticeBoardCore
+import ServiceLifecycle
 
 /// The application: the HTTP server, the board's loader and the services they depend on, shut
 /// down gracefully on SIGTERM/SIGINT.
 public func buildApplication(_ setup: ApplicationSetup) throws -> some ApplicationProtocol {
     let settings = setup.settings
     let loader = BoardLoader(board: setup.board, changes: setup.changes, prepare: setup.prepare, logger: setup.logger)
+    let outbox = makeOutbox(setup)
+    let delivery: [any Service] = outbox.map {
+        [OutboxDispatcher(store: $0.store, board: setup.board, logger: setup.logger), OutboxSender(outbox: $0, logger: setup.logger)]
+    } ?? []
     return Application(
-        router: buildRouter(setup),
+        router: buildRouter(setup, outbox: outbox),
         server: try settings.serverBuilder(webSockets: buildWebSocketRouter(setup)),
         configuration: .init(
             address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard",
             // Past the cap a few more are accepted, to be told 503; beyond those the listener stops
             // accepting until some close, so connections alone never exhaust the descriptors.
             availableConnectionsDelegate: .maximum(settings.connections.acceptedAtMost, logger: setup.logger)),
-        services: setup.services + [loader],
+        services: setup.services + [loader] + delivery,
         onServerRunning: { channel in await setup.onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: setup.logger)
+}
+
+/// The outbox's shared parts, when the setup has a store for it.
+func makeOutbox(_ setup: ApplicationSetup) -> OutboxServices? {
+    setup.outbox.map {
+        OutboxServices(
+            store: $0, board: setup.board, policy: HostPolicy(allowedHosts: setup.settings.webhookAllowHosts),
+            vapidSubject: setup.settings.vapidSubject)
+    }
 }

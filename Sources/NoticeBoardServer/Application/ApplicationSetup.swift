@@ -15,6 +15,8 @@ public struct ApplicationSetup: Sendable {
     public var services: [any Service] = []
     /// Other instances' commits, followed after the load; `nil` when no other instance writes.
     public var changes: (any ChangeFeed)?
+    /// Webhooks, push subscriptions and their deliveries; without it those routes answer 503.
+    public var outbox: (any OutboxStore)?
     /// Run before each attempt to load the index (migrations).
     public var prepare: @Sendable () async throws -> Void = {}
     /// Told the bound port once the server listens (port 0 picks a free one).

@@ -3,7 +3,7 @@ import Logging
 import NoticeBoardCore
 
 /// Builds the router; production and tests use this one function, so wiring is tested once.
-func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
+func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Router<AppRequestContext> {
     let (board, settings, logger) = (setup.board, setup.settings, setup.logger)
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
@@ -47,6 +47,8 @@ func buildRouter(_ setup: ApplicationSetup) -> Router<AppRequestContext> {
         keepAliveInterval: .seconds(settings.streamKeepAliveSeconds)
     ).register(on: routes)
     WalkRoutes(board: board, identity: identity, openWalks: StreamCounter(limitPerClient: settings.walksPerClient)).register(on: routes)
+    WebhookRoutes(outbox: outbox).register(on: moderation)
+    PushRoutes(outbox: outbox, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5)).register(on: routes)
     HealthRoutes(board: board).register(on: routes)
     OpenAPIRoutes().register(on: routes)
     PageConfigRoutes(page: settings.page).register(on: routes)

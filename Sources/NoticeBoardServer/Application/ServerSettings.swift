@@ -35,6 +35,11 @@ public struct ServerSettings: Sendable {
     public var streamKeepAliveSeconds = 15
     /// Live streams one client address may hold open at once.
     public var streamsPerClient = 16
+    /// Hosts webhooks and push endpoints may name even when they resolve to loopback or private
+    /// addresses (by default only public addresses are called).
+    public var webhookAllowHosts: [String] = []
+    /// The contact push services see in VAPID tokens (`mailto:` or `https:`).
+    public var vapidSubject = "mailto:noticeboard@example.invalid"
     /// Walks (`GET /api/v1/walk` WebSockets) one client address may hold open at once.
     public var walksPerClient = 16
     /// PEM certificate chain and private key: serve HTTPS instead of HTTP.

@@ -1,0 +1,137 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HTTPTypes
+import Logging
+import Metrics
+import NIOCore
+import NIOHTTP1
+import NoticeBoardCore
+import ServiceLifecycle
+
+/// Sends due deliveries: every instance runs one, each claims deliveries under a lease (so one
+/// instance sends each, and another takes over what a dead one held), and records how each
+/// attempt ended. Every call has a deadline shorter than the lease.
+final class OutboxSender: Service, Sendable {
+    static let batch = 16
+    static let lease = Duration.seconds(60)
+    static let callDeadline = TimeAmount.seconds(15)
+    static let idleInterval = Duration.milliseconds(200)
+    /// What a push may wait at the push service for the browser to come online.
+    static let pushTTLSeconds = 86_400
+
+    let outbox: OutboxServices
+    let logger: Logger
+    let http: HTTPClient
+
+    init(outbox: OutboxServices, logger: Logger) {
+        self.outbox = outbox
+        self.logger = logger
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
+        configuration.connectionPool = .init(idleTimeout: .seconds(30))
+        http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !self.outbox.board.isLoaded, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(100)) }
+            var failures = 0
+            var depthMeasured = ContinuousClock.now - .seconds(10)
+            while !Task.isCancelled {
+                do {
+                    if ContinuousClock.now - depthMeasured >= .seconds(2) {
+                        depthMeasured = .now
+                        Gauge(label: "noticeboard_outbox_pending").record(try await self.outbox.store.pendingCount())
+                    }
+                    let claimed = try await self.outbox.store.claimDue(limit: Self.batch, leaseMilliseconds: Int(Self.lease.milliseconds))
+                    failures = 0
+                    await withTaskGroup(of: Void.self) { group in
+                        for delivery in claimed { group.addTask { await self.deliver(delivery) } }
+                    }
+                    if claimed.count == Self.batch { continue }
+                } catch {
+                    failures += 1
+                    if failures == 1 || failures % 50 == 0 { self.logger.warning("claiming deliveries failed", metadata: ["error": "\(error)"]) }
+                }
+                try? await Task.sleep(for: failures > 0 ? .seconds(1) : Self.idleInterval)
+            }
+        }
+        try? await http.shutdown()
+    }
+
+    private func deliver(_ delivery: ClaimedDelivery) async {
+        let outcome = await attempt(delivery)
+        let kind = if case .webhook = delivery.target { "webhook" } else { "push" }
+        let label: String
+        switch outcome {
+        case .delivered:
+            label = "delivered"
+            let seconds = Double(Timestamp.nowMilliseconds() - delivery.createdAt) / 1000
+            Timer(label: "noticeboard_delivery_latency_seconds", dimensions: [("kind", kind)]).recordNanoseconds(Int64(max(seconds, 0) * 1e9))
+        case .retry: label = "retry"
+        case .failed: label = "failed"
+        case .skipped: label = "skipped"
+        case .gone: label = "gone"
+        }
+        Counter(label: "noticeboard_deliveries_total", dimensions: [("kind", kind), ("outcome", label)]).increment()
+        do {
+            try await outbox.store.record(outcome, sequence: delivery.sequence, target: delivery.target)
+        } catch {
+            // The lease runs out and the delivery is tried again: at least once, never lost.
+            logger.warning("recording a delivery failed", metadata: ["delivery": "\(delivery.deliveryId)", "error": "\(error)"])
+        }
+    }
+
+    func attempt(_ delivery: ClaimedDelivery) async -> DeliveryOutcome {
+        let now = Timestamp.nowMilliseconds()
+        if delivery.event != .removed, !delivery.postIsLive { return .skipped(reason: "the post left the board before it was sent") }
+        let failure = { (error: String, retryAfter: Int?) in
+            RetrySchedule.afterFailure(error, attempts: delivery.attempts, createdAt: delivery.createdAt, now: now, retryAfterSeconds: retryAfter)
+        }
+        guard let url = try? DeliveryURL(delivery.url, field: "url") else { return .failed(error: "the URL is no longer valid") }
+        switch await outbox.policy.check(url) {
+        case .allowed: break
+        case .refused(let reason): return failure("refused: the host \(reason)", nil)
+        case .unresolved: return failure("the host \(url.host) does not resolve", nil)
+        }
+        var request = HTTPClientRequest(url: url.text)
+        request.method = .POST
+        request.headers.add(name: "User-Agent", value: "NoticeBoard")
+        switch delivery.target {
+        case .webhook:
+            let signature = HMAC<SHA256>.authenticationCode(for: delivery.body, using: SymmetricKey(data: Array((delivery.secret ?? "").utf8)))
+            request.headers.add(name: "Content-Type", value: "application/json")
+            request.headers.add(name: "X-NoticeBoard-Signature", value: "sha256=" + signature.map { String(format: "%02x", $0) }.joined())
+            request.headers.add(name: "X-NoticeBoard-Delivery", value: delivery.deliveryId)
+            request.headers.add(name: "X-NoticeBoard-Event", value: delivery.event.rawValue)
+            request.body = .bytes(ByteBuffer(bytes: delivery.body))
+        case .subscription:
+            do {
+                let vapid = try await outbox.vapid()
+                let encrypted = try WebPushEncryption.encrypt(delivery.body, p256dh: delivery.p256dh ?? [], auth: delivery.auth ?? [])
+                request.headers.add(name: "Authorization", value: try vapid.authorization(audience: url.origin))
+                request.headers.add(name: "TTL", value: String(Self.pushTTLSeconds))
+                request.headers.add(name: "Content-Encoding", value: "aes128gcm")
+                request.headers.add(name: "Content-Type", value: "application/octet-stream")
+                request.headers.add(name: "Urgency", value: "normal")
+                request.body = .bytes(ByteBuffer(bytes: encrypted))
+            } catch {
+                return failure("the push could not be encrypted or signed: \(error)", nil)
+            }
+        }
+        do {
+            let response = try await http.execute(request, deadline: .now() + Self.callDeadline)
+            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let status = Int(response.status.code)
+            if (200..<300).contains(status) { return .delivered }
+            if case .subscription = delivery.target, status == 404 || status == 410 {
+                return .gone(error: "the push service answered \(status): the subscription is gone")
+            }
+            let retryAfter = response.headers.first(name: "Retry-After").flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            return failure("the target answered \(status)", status == 429 || status == 503 ? retryAfter : nil)
+        } catch {
+            return failure("the call failed: \(error)", nil)
+        }
+    }
+}

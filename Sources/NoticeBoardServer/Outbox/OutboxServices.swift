@@ -1,0 +1,27 @@
+import Logging
+import NoticeBoardCore
+import Synchronization
+
+/// What the outbox routes and services share: the store, the host policy and the deployment's
+/// VAPID key, read from the store once.
+final class OutboxServices: Sendable {
+    let store: any OutboxStore
+    let board: Board
+    let policy: HostPolicy
+    let vapidSubject: String
+    private let vapidKey = Mutex<VAPID?>(nil)
+
+    init(store: any OutboxStore, board: Board, policy: HostPolicy, vapidSubject: String) {
+        self.store = store
+        self.board = board
+        self.policy = policy
+        self.vapidSubject = vapidSubject
+    }
+
+    func vapid() async throws -> VAPID {
+        if let vapid = vapidKey.withLock({ $0 }) { return vapid }
+        let loaded = try await VAPID.load(from: store, subject: vapidSubject)
+        vapidKey.withLock { $0 = loaded }
+        return loaded
+    }
+}
