@@ -140,6 +140,7 @@ let package = Package(
                 httpTypes,
                 postgresNIO,
                 logging,
+                crypto,
             ]
         ),
     ],
