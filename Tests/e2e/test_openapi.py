@@ -21,6 +21,9 @@ CONTRACT_OPERATIONS = {
     ("post", "/api/v1/posts/{id}/replies"), ("get", "/api/v1/posts/{id}/replies"), ("post", "/api/v1/replies/{id}/reports"),
     ("get", "/api/v1/moderation/replies"), ("post", "/api/v1/moderation/replies/{id}/hide"),
     ("post", "/api/v1/moderation/replies/{id}/restore"), ("delete", "/api/v1/moderation/replies/{id}"), ("get", "/api/v1/walk"),
+    ("post", "/api/v1/moderation/webhooks"), ("get", "/api/v1/moderation/webhooks"), ("delete", "/api/v1/moderation/webhooks/{id}"),
+    ("get", "/api/v1/moderation/webhooks/{id}/deliveries"), ("get", "/api/v1/push/key"), ("post", "/api/v1/push/subscriptions"),
+    ("delete", "/api/v1/push/subscriptions/{id}"),
 }
 
 

@@ -15,6 +15,10 @@ public enum DeliveryArea: Sendable, Equatable {
         guard kinds.filter({ $0 }).count == 1 else {
             throw ValidationError(field: "area", "must be exactly one of {lat, lon, radius}, {bbox} or {place}")
         }
+        let known: Set<String> = kinds[2] ? ["place"] : kinds[1] ? ["bbox"] : ["lat", "lon", "radius"]
+        if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ValidationError(field: "area.\(unknown)", "is not part of this kind of area")
+        }
         if kinds[2] {
             guard let slug = try? fields.requiredString("place") else { throw ValidationError(field: "area.place", "must be a place's slug") }
             self = .place(try Place.validatedSlug(slug, field: "area.place"))
