@@ -87,6 +87,9 @@ async def walker(index, host, port, deadline, counts):
     heading = rng.uniform(0, 360)
     await asyncio.sleep(rng.uniform(0, 0.5))
     while time.monotonic() < deadline:
+        if writer.is_closing() or receiving.done():
+            counts["dropped"] += 1
+            return
         heading = (heading + rng.uniform(-20, 20)) % 360
         lat += 0.7 / 111_000 * math.cos(math.radians(heading))
         lon += 0.7 / 111_000 * math.sin(math.radians(heading)) / math.cos(math.radians(lat))
@@ -101,7 +104,7 @@ async def walker(index, host, port, deadline, counts):
 async def main():
     host, port = URL.split("//")[1].split(":")
     port = int(port)
-    counts = {"open": 0, "refused": 0, "updates": 0, "enter": 0, "leave": 0, "other": 0}
+    counts = {"open": 0, "refused": 0, "dropped": 0, "updates": 0, "enter": 0, "leave": 0, "other": 0}
     idle_start = cpu_seconds()
     await asyncio.sleep(10)
     idle = (cpu_seconds() - idle_start) / 10
@@ -115,7 +118,7 @@ async def main():
     busy = (cpu_seconds() - cpu_start) / elapsed
     updates = (counts["updates"] - updates_start) / elapsed
     await asyncio.gather(*tasks, return_exceptions=True)
-    print(f"walkers: {counts['open']} open, {counts['refused']} refused")
+    print(f"walkers: {counts['open']} open, {counts['refused']} refused, {counts['dropped']} dropped by the server")
     print(f"updates: {updates:.0f}/s; enter {(counts['enter'] - enters_start) / elapsed:.0f}/s, leave {(counts['leave'] - leaves_start) / elapsed:.0f}/s")
     print(f"server CPU: idle {idle * 100:.1f} % of a core, with walkers {busy * 100:.1f} % of a core; "
           f"added {(busy - idle) * 100:.1f} % = {(busy - idle) / max(updates, 1) * 1e6:.0f} µs per update")
