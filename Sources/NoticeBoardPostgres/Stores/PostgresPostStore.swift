@@ -11,10 +11,12 @@ public struct PostgresPostStore: PostStore {
     /// Posts per chunk of `forEachVisiblePost`: large enough to keep PostgreSQL busy while the
     /// previous chunk is decoded, small enough to bound the memory a chunk takes.
     let loadChunkSize: Int
+    let batcher: PostInsertBatcher
 
     public init(client: PostgresClient, logger: Logger, loadChunkSize: Int = 100_000) {
         precondition(loadChunkSize > 0)
         self.loadChunkSize = loadChunkSize
+        batcher = PostInsertBatcher(client: client, logger: logger)
         self.client = client
         self.logger = logger
     }
@@ -53,13 +55,10 @@ public struct PostgresPostStore: PostStore {
         }
     }
 
-    /// A post without an idempotency key: one statement, committed on its own (one round trip).
+    /// A post without an idempotency key: one statement (one round trip), shared with the posts
+    /// that arrive meanwhile (`PostInsertBatcher`).
     private func insert(_ draft: PostDraft, clientHash: String?) async throws -> Post {
-        try await StoreErrors.bounded { [self] in
-            try await client.withConnection { connection in
-                try await Self.insertRow(draft, clientHash: clientHash, on: connection, logger: logger)
-            }
-        }
+        try await batcher.insert(draft, clientHash: clientHash)
     }
 
     private static func insertRow(_ draft: PostDraft, clientHash: String?, on connection: PostgresConnection, logger: Logger) async throws -> Post {

@@ -1,0 +1,106 @@
+import Logging
+import NoticeBoardCore
+import PostgresNIO
+import Synchronization
+
+/// Posts without an idempotency key, written many to a statement: those that arrive while an
+/// insert is in flight wait for the next one, which writes them all and commits once. Under
+/// load this is group commit done by the application, so PostgreSQL does one commit (and one
+/// run of the change trigger) for a batch rather than one per post; alone, a post still goes in
+/// at once. Every caller is answered only after its batch has committed.
+final class PostInsertBatcher: Sendable {
+    static let maxBatch = 256
+    /// Statements in flight at once: one may be committing while the next is sent.
+    static let maxInFlight = 2
+
+    private struct Waiting: Sendable {
+        let draft: PostDraft
+        let clientHash: String?
+        let continuation: CheckedContinuation<Post, any Error>
+    }
+
+    private struct State {
+        var queue: [Waiting] = []
+        var inFlight = 0
+    }
+
+    private let client: PostgresClient
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    init(client: PostgresClient, logger: Logger) {
+        self.client = client
+        self.logger = logger
+    }
+
+    func insert(_ draft: PostDraft, clientHash: String?) async throws -> Post {
+        try await withCheckedThrowingContinuation { continuation in
+            let startsWriter = state.withLock { state -> Bool in
+                state.queue.append(Waiting(draft: draft, clientHash: clientHash, continuation: continuation))
+                guard state.inFlight < Self.maxInFlight else { return false }
+                state.inFlight += 1
+                return true
+            }
+            if startsWriter { Task { await self.writeWhileWaiting() } }
+        }
+    }
+
+    private func writeWhileWaiting() async {
+        while true {
+            let batch = state.withLock { state -> [Waiting] in
+                let batch = Array(state.queue.prefix(Self.maxBatch))
+                state.queue.removeFirst(batch.count)
+                if batch.isEmpty { state.inFlight -= 1 }
+                return batch
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                let posts = try await write(batch)
+                for (waiting, post) in zip(batch, posts) { waiting.continuation.resume(returning: post) }
+            } catch {
+                for waiting in batch { waiting.continuation.resume(throwing: error) }
+            }
+        }
+    }
+
+    /// One statement for the batch. Identity values are drawn in the order rows are inserted,
+    /// which `ORDER BY n` fixes, so the rows sorted by id line up with the batch; that is
+    /// checked rather than trusted.
+    private func write(_ batch: [Waiting]) async throws -> [Post] {
+        let drafts = batch.map(\.draft)
+        // Arrays of optionals do not bind: absent values travel as sentinels the statement turns back into NULL.
+        let headings = drafts.map { $0.heading ?? .nan }
+        let accuracies = drafts.map { $0.accuracy ?? .nan }
+        let floors = drafts.map { $0.floor.map(Int16.init) ?? Int16.min }
+        let beacons = drafts.map { $0.beacon ?? "" }
+        let clientHashes = batch.map { $0.clientHash ?? "" }
+        let deviceHashes = drafts.map { $0.deviceHash ?? "" }
+        let expiries = drafts.map { $0.expiresAt ?? Int64.min }
+        let posts: [Post] = try await StoreErrors.bounded { [self] in
+            let rows = try await client.query(
+                """
+                INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash, device_hash, expires_at)
+                SELECT lat, lon, nullif(heading, 'NaN'), message, tag, nullif(accuracy, 'NaN'), nullif(floor, -32768), nullif(beacon, ''),
+                    nullif(client_hash, ''), nullif(device_hash, ''),
+                    CASE WHEN expires_at = -9223372036854775808 THEN NULL ELSE timestamptz 'epoch' + expires_at * interval '1 millisecond' END
+                FROM unnest(\(drafts.map(\.lat))::float8[], \(drafts.map(\.lon))::float8[], \(headings)::float8[], \(drafts.map(\.message))::text[],
+                    \(drafts.map(\.tag))::text[], \(accuracies)::float8[], \(floors)::int2[], \(beacons)::text[], \(clientHashes)::text[],
+                    \(deviceHashes)::text[], \(expiries)::int8[])
+                    WITH ORDINALITY AS t (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash, device_hash, expires_at, n)
+                ORDER BY n
+                RETURNING \(unescaped: PostRow.columns())
+                """, logger: logger)
+            var posts: [Post] = []
+            for try await row in rows { posts.append(try PostRow.decode(PostRow.cells(of: row, count: PostRow.columnCount))) }
+            return posts
+        }
+        let ordered = posts.sorted { $0.id < $1.id }
+        guard ordered.count == drafts.count,
+            zip(ordered, drafts).allSatisfy({ post, draft in post.message == draft.message && post.tag == draft.tag && abs(post.lat - draft.lat) < 1e-6 && abs(post.lon - draft.lon) < 1e-6 })
+        else {
+            logger.error("a batch insert's rows did not line up with its posts", metadata: ["posts": "\(drafts.count)", "rows": "\(posts.count)"])
+            throw StoreError.unavailable("the posts were stored but could not be matched to their requests; retry with an idempotency key")
+        }
+        return ordered
+    }
+}
