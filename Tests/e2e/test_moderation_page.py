@@ -61,7 +61,7 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
     driver.find_element(By.ID, "username").send_keys("alice")
     driver.find_element(By.ID, "password").send_keys("wrong password")
     driver.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()
-    wait_for(driver, lambda d: "wrong username or password" in d.find_element(By.ID, "login-error").text)
+    wait_for(driver, lambda d: d.find_element(By.ID, "login-error").text == "Wrong username or password.")
     driver.find_element(By.ID, "password").clear()
     driver.find_element(By.ID, "password").send_keys("alice-password-123")
     driver.find_element(By.CSS_SELECTOR, "#login button[type=submit]").click()

@@ -232,6 +232,7 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
 
     # Leaving every place takes the banner and the filter away.
     phone.find_element(By.ID, "tab-list").click()
+    phone.find_element(By.CSS_SELECTOR, "#where-details summary").click()  # typing a position is tucked under a disclosure
     phone.find_element(By.ID, "lat").clear()
     phone.find_element(By.ID, "lat").send_keys(str(HERE[0] + 0.01))
     phone.find_element(By.CSS_SELECTOR, "#where button[type=submit]").click()

@@ -16,7 +16,6 @@ import time
 import pytest
 import requests
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select
 
 from accessibility import axe_violations
 from conftest import BINARY, Server, stop_and_clean
@@ -120,7 +119,7 @@ def size(element):
 
 def show_list(driver):
     """Scrolled to the order and day controls, with the notes below them (for a screenshot)."""
-    driver.execute_script("document.querySelector('.view-options').scrollIntoView()")
+    driver.execute_script("document.querySelector('#order').scrollIntoView()")
 
 
 def no_sideways_scroll(driver):
@@ -467,13 +466,13 @@ def test_popular_order_follows_the_api(board, browser_factory):
     driver = phone(browser_factory)
     driver.get(list_url(board, where))
     wait_for(driver, lambda d: list_ids(d) == [note["id"] for note in notes], message="nearest first")
-    Select(driver.find_element(By.ID, "order")).select_by_value("popular")
+    driver.find_element(By.CSS_SELECTOR, '#order [data-order="popular"]').click()
     wait_for(driver, lambda d: list_ids(d) == expected, message="the API's popular order")
     assert "order=popular" in driver.current_url
     assert [like_state(driver, post_id)[1] for post_id in expected] == [str(likes[post_id]) for post_id in expected]
     driver.refresh()
     wait_for(driver, lambda d: list_ids(d) == expected, message="popular after a reload")
-    assert Select(driver.find_element(By.ID, "order")).first_selected_option.get_attribute("value") == "popular"
+    assert driver.find_element(By.CSS_SELECTOR, '#order [data-order="popular"]').get_attribute("aria-pressed") == "true"
 
     # Look around (facing north, where the notes are): the most liked ones stand out.
     driver.find_element(By.ID, "tab-look").click()

@@ -10,6 +10,19 @@ export class APIError extends Error {
   }
 }
 
+// Whether the board answers: every request says so, and the page's offline banner listens.
+const connectionListeners = new Set();
+let reachable = true;
+export const boardReachable = () => reachable;
+export function onConnection(listener) {
+  connectionListeners.add(listener);
+}
+function setReachable(value) {
+  if (value === reachable) return;
+  reachable = value;
+  connectionListeners.forEach((listener) => listener(value));
+}
+
 // Headers every request of this page carries (the public page's device key).
 const always = {};
 
@@ -31,19 +44,26 @@ export function query(params) {
 
 // One call: `params` go into the query, `body` is sent as JSON. Resolves to the parsed body
 // (null for 204), rejects with an APIError.
-export async function request(method, path, { params = {}, body, headers = {}, ...options } = {}) {
+export async function request(method, path, { params = {}, body, headers = {}, raw = false, ...options } = {}) {
   const sent = { Accept: "application/json", ...always, ...headers };
   if (body !== undefined) sent["Content-Type"] = "application/json";
-  const response = await fetch(path + query(params), {
-    method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), ...options,
-  });
+  let response;
+  try {
+    response = await fetch(path + query(params), {
+      method, headers: sent, body: body === undefined ? undefined : JSON.stringify(body), ...options,
+    });
+  } catch (error) {
+    if (error.name !== "AbortError") setReachable(false);
+    throw error;
+  }
+  setReachable(response.status !== 502 && response.status !== 504);
   if (response.status === 204) return null;
   const parsed = await response.json().catch(() => null);
   if (!response.ok) {
     const retryAfter = Number.parseInt(response.headers.get("Retry-After") ?? "", 10);
     throw new APIError(response.status, parsed, Number.isFinite(retryAfter) ? retryAfter : null);
   }
-  return parsed;
+  return raw ? response.status : parsed; // `raw`: the status alone, where 200 and 202 mean different things
 }
 
 export function getJSON(path, params = {}, options = {}) {

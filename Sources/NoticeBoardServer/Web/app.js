@@ -1,19 +1,26 @@
 // NoticeBoard's page: wires the views (map, around me, look around, post) to the shared
-// state and the live stream. Plain ES modules, no build step.
-import { sendWith, getJSON } from "./api.js";
+// state and the live stream, the note links (#/note/ID), the offline banner and the language.
+// Plain ES modules, no build step.
+import { sendWith, getJSON, onConnection, boardReachable } from "./api.js";
 import { deviceKey } from "./device.js";
-import { state, loadFromURL, update, onChange, hasPosition, announce } from "./state.js";
-import { setUpFilters, refreshTagCounts } from "./filters.js";
-import { setUpList, loadList, addToList, removeFromList, locate } from "./list.js";
+import { humanError } from "./errors.js";
+import { startI18n, setUpLanguagePicker, onLanguage, t } from "./i18n.js";
+import { locate } from "./location.js";
+import { state, loadFromURL, saveToURL, update, onChange, hasPosition, announce } from "./state.js";
+import { setUpFilters, refreshTagCounts, setTagArea } from "./filters.js";
+import { setUpList, loadList, addToList, removeFromList } from "./list.js";
 import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable, mapCentre } from "./map.js";
+import { bboxParameter } from "./geo.js";
 import { setUpPlaces, mapMoved } from "./places.js";
 import { setUpLook, loadLook, removeFromLook } from "./look.js";
 import { setUpCompose } from "./compose.js";
 import { setUpPast } from "./past.js";
-import { setUpReactions } from "./reactions.js";
-import { openThread, replyArrived, setUpThread, threadNoteGone } from "./thread.js";
-import { follow } from "./live.js";
+import { remember, setUpReactions } from "./reactions.js";
+import { refreshTimes } from "./render.js";
+import { openThread, openNoteId, replyArrived, setUpThread, threadNoteGone } from "./thread.js";
+import { follow, isLive, onLiveChange, reconnect } from "./live.js";
 
+startI18n();
 // Every request says which device it comes from: the notes then tell whether this device liked
 // them and whether they are its own.
 sendWith({ "X-Device-Key": deviceKey() });
@@ -27,18 +34,19 @@ function showView() {
     tab.tabIndex = selected ? 0 : -1;
     document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
   }
+  document.body.dataset.view = state.view;
   document.getElementById("filters").hidden = state.view === "post";
-  document.getElementById("order-field").hidden = state.view === "map"; // the map has no order
 }
 
 function setUpTabs() {
   tabs.forEach((tab, index) => {
     tab.addEventListener("click", () => update({ view: tab.dataset.view }));
-    // Arrow keys move between tabs, as the ARIA tabs pattern expects.
+    // Arrow keys, Home and End move between tabs, as the ARIA tabs pattern expects.
     tab.addEventListener("keydown", (event) => {
-      const step = event.key === "ArrowRight" ? 1 : event.key === "ArrowLeft" ? -1 : 0;
-      if (!step) return;
-      const next = tabs[(index + step + tabs.length) % tabs.length];
+      const target = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: tabs.length - 1 }[event.key];
+      if (target === undefined) return;
+      event.preventDefault();
+      const next = tabs[(target + tabs.length) % tabs.length];
       update({ view: next.dataset.view });
       next.focus();
     });
@@ -75,46 +83,127 @@ async function noteRemoved(id) {
   noteVanished(id);
 }
 
-function followArea() {
-  const handlers = { onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived };
+const handlers = { onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived };
+function followArea(force = false) {
   if (state.place) {
     // The place alone is the subscription: each view keeps what falls in its own area.
-    follow({ place: state.place, tag: state.tags }, handlers);
+    follow({ place: state.place, tag: state.tags }, handlers, force);
   } else if (state.view === "map" && mapAvailable()) {
     const bbox = currentBBox();
-    follow(bbox ? { bbox, tag: state.tags } : { bbox: "-180,-90,180,90", tag: state.tags }, handlers);
+    follow(bbox ? { bbox, tag: state.tags } : { bbox: "-180,-90,180,90", tag: state.tags }, handlers, force);
   } else if (hasPosition()) {
-    follow({ lat: state.lat, lon: state.lon, radius: state.radius, tag: state.tags }, handlers);
+    follow({ lat: state.lat, lon: state.lon, radius: state.radius, tag: state.tags }, handlers, force);
   }
 }
 
+/** The box the tag counts are for: the map's view on the map, else the circle around the person. */
+function tagArea() {
+  if (state.view === "map" && mapAvailable()) return currentBBox();
+  if (!hasPosition()) return undefined; // no area: the chips show no counts
+  const dLat = state.radius / 111_195;
+  const dLon = dLat / Math.max(0.01, Math.cos((state.lat * Math.PI) / 180));
+  if (dLon >= 180) return bboxParameter(-180, state.lat - dLat, 180, state.lat + dLat);
+  return bboxParameter(state.lon - dLon, state.lat - dLat, state.lon + dLon, state.lat + dLat);
+}
+
+// The offline banner: the board unreachable (say what is shown may be old, offer to try
+// again) or only the live stream down ("live updates paused").
+const offline = document.getElementById("offline");
+function showConnection() {
+  const reachable = boardReachable() && navigator.onLine !== false;
+  const live = isLive();
+  offline.hidden = reachable && live;
+  document.getElementById("offline-title").hidden = reachable;
+  // Unreachable means the stream is down too: "live updates paused" is said either way.
+  document.getElementById("offline-live").textContent = live && reachable ? "" : t("offline.live");
+  document.getElementById("offline-title").textContent = t("offline.title");
+}
+
+// The status line speaks for the view in front: each view says again what it shows.
+const refreshView = { map: () => loadMap(), list: () => loadList(), look: () => loadLook(), post: () => announce("") };
+
+function retry() {
+  refreshView[state.view]();
+  refreshTagCounts();
+  followArea(true);
+  reconnect();
+}
+
+// A note's own page: #/note/ID opens it over the view (from a shared link, or a card's time).
+async function route() {
+  const match = /^#\/note\/(\d+)$/.exec(location.hash);
+  if (!match) return;
+  const id = Number(match[1]);
+  if (openNoteId() === id) return;
+  const opener = document.activeElement;
+  try {
+    const post = remember(await getJSON(`/api/v1/posts/${id}`));
+    if (hasPosition()) {
+      const { distance, bearing } = await import("./geo.js");
+      post.distance = distance(state.lat, state.lon, post.lat, post.lon);
+      post.bearing = bearing(state.lat, state.lon, post.lat, post.lon);
+    }
+    openThread(post, opener);
+  } catch (error) {
+    announce(humanError(error));
+    history.replaceState(history.state, "", location.pathname + location.search);
+  }
+}
+
+function setUpNoteLinks() {
+  window.addEventListener("hashchange", route);
+  // Closing the note's page leaves its address, so Back and a reload do not open it again.
+  document.getElementById("thread").addEventListener("close", () => {
+    if (/^#\/note\//.test(location.hash)) history.replaceState(history.state, "", location.pathname + location.search);
+  });
+  route();
+}
+
 loadFromURL();
+saveToURL(); // the address says what is shown: ?tag=FOOD becomes ?tag=food, as the chips do
+setUpLanguagePicker(document.getElementById("language"));
 setUpTabs();
 showView();
 setUpReactions({ openThread, gone: noteVanished });
 setUpThread();
 setUpPast();
+setTagArea(tagArea);
 setUpFilters();
 setUpList();
-setUpLook();
+setUpLook(openThread);
 setUpPlaces(mapCentre);
 setUpCompose((post) => {
   noteAppeared(post);
   loadList();
 });
-// The status line speaks for the view in front: each view says again what it shows.
-const refreshView = { map: () => loadMap(), list: () => loadList(), look: () => loadLook(), post: () => announce("") };
 
 onChange((changed) => {
   if (changed.has("view")) {
     showView();
     refreshView[state.view]();
+    refreshTagCounts();
   }
   if (["view", "lat", "lon", "radius", "tags", "place"].some((key) => changed.has(key))) followArea();
+  if (state.view !== "map" && ["lat", "lon", "radius"].some((key) => changed.has(key))) refreshTagCounts();
 });
+onConnection(showConnection);
+onLiveChange(showConnection);
+window.addEventListener("online", retry);
+window.addEventListener("offline", showConnection);
+document.getElementById("offline-retry").addEventListener("click", retry);
+onLanguage(() => {
+  showConnection();
+  refreshTimes();
+  refreshView[state.view]();
+});
+setInterval(() => refreshTimes(), 60_000);
+
 const mapSettled = () => {
   followArea();
   mapMoved();
+  if (state.view === "map") refreshTagCounts();
 };
 setUpMap(mapSettled).finally(mapSettled);
-if (!hasPosition() && state.view !== "map") locate();
+setUpNoteLinks();
+// Where the person is, asked once as the page opens; the map then opens on them.
+if (!hasPosition()) locate();

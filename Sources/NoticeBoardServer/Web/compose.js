@@ -4,7 +4,9 @@
 // field they name. Looking at the past, the form says the note goes on the board of now.
 import { postJSON } from "./api.js";
 import { randomToken } from "./device.js";
-import { dateTime } from "./render.js";
+import { humanError } from "./errors.js";
+import { degreesText, number, t, onLanguage } from "./i18n.js";
+import { dateTime, tagName } from "./render.js";
 import { pastText } from "./past.js";
 import { state, onChange, hasPosition, announce } from "./state.js";
 
@@ -34,7 +36,7 @@ function expiresAt() {
 function showPast() {
   pastNotice.hidden = state.asOf === null;
   if (state.asOf) {
-    pastNotice.textContent = `You are looking at the board as it stood ${pastText(state.asOf)}. A note you post goes on the board of now, not back then.`;
+    pastNotice.textContent = t("compose.past", { when: pastText(state.asOf) });
   }
 }
 
@@ -59,42 +61,63 @@ function countScalars(text) {
 
 function showCounter() {
   const count = countScalars(message.value);
-  counter.textContent = `${count} / 2000`;
+  counter.textContent = `${number(count, { useGrouping: false })} / ${number(2000, { useGrouping: false })}`;
   counter.classList.toggle("over", count > 2000);
 }
 
 function showWhere() {
-  whereLine.textContent = hasPosition()
-    ? `Posting at ${state.lat.toFixed(5)}, ${state.lon.toFixed(5)}${withHeading.checked ? `, facing ${Math.round(state.facing)}°` : ""}.`
-    : "No position yet: use your location (Around me) or click the map.";
+  // Without a compass there is no direction to record: 0° (north) would be a guess, so none is sent.
+  withHeading.disabled = !state.compassActive;
+  if (!state.compassActive) withHeading.checked = false;
+  headingHint.textContent = state.compassActive ? "" : t("compose.noCompass");
+  if (!hasPosition()) {
+    whereLine.textContent = t("compose.noPosition");
+    return;
+  }
+  const key = { hand: "compose.whereHand", link: "compose.whereLink" }[state.source] ?? "compose.whereDevice";
+  const facing = withHeading.checked ? t("compose.facing", { degrees: degreesText(state.facing) }) : "";
+  whereLine.textContent = t(key, { lat: state.lat.toFixed(5), lon: state.lon.toFixed(5), facing });
 }
 
 function chosenTag() {
   const picked = form.querySelector("input[name=tag]:checked")?.value;
   return picked === "custom" ? customTag.value : picked;
 }
+const headingHint = document.getElementById("heading-hint");
 
 export function setUpCompose(onPosted) {
   message.addEventListener("input", showCounter);
-  customTag.addEventListener("focus", () => { form.querySelector("input[value=custom]").checked = true; });
+  // Typing a tag chooses "other"; merely passing through the box with Tab changes nothing.
+  customTag.addEventListener("input", () => {
+    if (customTag.value.trim()) form.querySelector("input[value=custom]").checked = true;
+  });
   withHeading.addEventListener("change", showWhere);
   onChange((changed) => {
     if (changed.has("compassActive") && state.compassActive) withHeading.checked = true;
-    if (["lat", "lon", "facing", "compassActive"].some((key) => changed.has(key))) showWhere();
+    if (["lat", "lon", "facing", "compassActive", "source"].some((key) => changed.has(key))) showWhere();
   });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
     clearErrors();
+    announce(""); // an earlier "Posted…" must not stand beside this attempt's outcome
     if (!hasPosition()) {
-      showError("lat", "Set your position first: use your location or click the map.");
+      showError("lat", t("compose.needPosition"));
       return;
     }
     if (countScalars(message.value) === 0) {
-      showError("message", "Write something first.");
+      showError("message", t("compose.empty"));
+      return;
+    }
+    if (countScalars(message.value) > 2000) {
+      showError("message", t("error.field.message"));
+      return;
+    }
+    if (form.querySelector("input[name=tag]:checked")?.value === "custom" && !customTag.value.trim()) {
+      showError("tag", t("compose.needTag"));
       return;
     }
     const body = { lat: state.lat, lon: state.lon, message: message.value, tag: chosenTag() ?? "" };
-    if (withHeading.checked) body.heading = Math.round(state.facing) % 360;
+    if (withHeading.checked && state.compassActive) body.heading = Math.round(state.facing) % 360;
     const until = expiresAt();
     if (until) body.expiresAt = until;
     const button = document.getElementById("post-button");
@@ -103,13 +126,18 @@ export function setUpCompose(onPosted) {
       const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": randomToken(32) });
       message.value = "";
       showCounter();
-      announce(post.expiresAt ? `Posted your ${post.tag} note, until ${dateTime(post.expiresAt)}.` : `Posted your ${post.tag} note.`);
+      announce(post.expiresAt ? t("compose.postedUntil", { tag: tagName(post.tag), until: dateTime(post.expiresAt) }) : t("compose.posted", { tag: tagName(post.tag) }));
       onPosted(post);
     } catch (error) {
-      showError(error.field, error.field ? `${error.field}: ${error.message}` : error.message);
+      showError(error.field, humanError(error, "posts"));
     } finally {
       button.disabled = false;
     }
+  });
+  onLanguage(() => {
+    showCounter();
+    showWhere();
+    showPast();
   });
   showCounter();
   showWhere();

@@ -1,111 +1,173 @@
-// The filters every view follows: tags (multi-select chips with counts from /api/v1/tags),
-// a time range (a two-thumb slider, like the original app's range bar, plus presets), and the
-// order of the list and the look-around view (nearest, newest or popular first).
+// The filters every view follows: tags (multi-select chips, counted for the area and time in
+// view from /api/v1/tags), and a time range (presets that show which is on, and a two-thumb
+// slider stepping by day, by week with Page Up/Down, by month with Shift+arrow). On a phone they
+// fold into one bar (the tag chips scroll sideways; "Filters" opens the rest); on a desktop
+// they stand open beside the views.
 import { getJSON } from "./api.js";
-import { state, update, onChange, announce, ORDERS } from "./state.js";
+import { dateText, t, onLanguage } from "./i18n.js";
+import { tagName } from "./render.js";
+import { state, update, onChange, announce } from "./state.js";
 
 const DAY = 86_400_000;
-const SLIDER_MAX = 1000;
+const DAYS = 3 * 365; // the slider spans three years up to the end of today, one step a day
+const SUGGESTED = ["food", "fashion", "lifestyle", "entertainment"];
 const chips = document.getElementById("tag-chips");
 const fromRange = document.getElementById("range-from");
 const toRange = document.getElementById("range-to");
 const rangeLabel = document.getElementById("range-label");
-const order = document.getElementById("order");
-const ORDER_NAMES = { distance: "nearest first", newest: "newest first", popular: "most popular first" };
+const toggle = document.getElementById("filters-toggle");
+const panel = document.getElementById("filter-panel");
+const filterCount = document.getElementById("filter-count");
+const presets = [...document.querySelectorAll("[data-preset]")];
+let area = () => null; // the bbox of what is in view, given by the page
 
-// The slider spans three years up to the end of today; a thumb at an end means "unbounded".
-function domain() {
+function endOfToday() {
   const end = new Date();
   end.setHours(24, 0, 0, 0);
-  return { start: end.getTime() - 3 * 365 * DAY, end: end.getTime() };
+  return end;
 }
 
-function timeAt(value) {
-  const { start, end } = domain();
-  return start + ((end - start) * value) / SLIDER_MAX;
+/** The local midnight `days` days after the slider's start. */
+function dayAt(days) {
+  const date = endOfToday();
+  date.setDate(date.getDate() - DAYS + days);
+  return date;
 }
 
-function valueAt(time) {
-  const { start, end } = domain();
-  return Math.round(((time - start) / (end - start)) * SLIDER_MAX);
+/** The slider step of an instant: whole local days since the start. */
+function stepAt(time) {
+  const start = dayAt(0);
+  return Math.round((new Date(time).setHours(0, 0, 0, 0) - start.getTime()) / DAY);
 }
-
-const dateText = (time) => new Date(time).toLocaleDateString(undefined, { day: "numeric", month: "short", year: "numeric" });
 
 function describeRange() {
-  if (!state.from && !state.to) return "All time";
-  if (state.from && !state.to) return `Since ${dateText(Date.parse(state.from))}`;
-  if (!state.from) return `Before ${dateText(Date.parse(state.to))}`;
-  return `${dateText(Date.parse(state.from))} – ${dateText(Date.parse(state.to) - 1)}`;
+  if (!state.from && !state.to) return t("range.all");
+  if (state.from && !state.to) return t("range.since", { date: dateText(Date.parse(state.from)) });
+  if (!state.from) return t("range.before", { date: dateText(Date.parse(state.to)) });
+  return t("range.between", { from: dateText(Date.parse(state.from)), to: dateText(Date.parse(state.to) - 1) });
+}
+
+function presetStart(name) {
+  const start = new Date();
+  start.setHours(0, 0, 0, 0);
+  if (name === "week") start.setDate(start.getDate() - ((start.getDay() + 6) % 7)); // Monday
+  if (name === "month") start.setDate(1);
+  return name === "all" ? null : start.toISOString();
+}
+
+/** Which preset the current range is, if any (a preset is "from its start until now"). */
+function activePreset() {
+  if (state.to) return null;
+  return ["today", "week", "month", "all"].find((name) => presetStart(name) === state.from) ?? null;
 }
 
 function showRange() {
-  fromRange.value = state.from ? Math.max(0, valueAt(Date.parse(state.from))) : 0;
-  toRange.value = state.to ? Math.min(SLIDER_MAX, valueAt(Date.parse(state.to))) : SLIDER_MAX;
-  const text = describeRange();
-  rangeLabel.textContent = text;
-  fromRange.setAttribute("aria-valuetext", state.from ? dateText(Date.parse(state.from)) : "the beginning");
-  toRange.setAttribute("aria-valuetext", state.to ? dateText(Date.parse(state.to)) : "now");
+  fromRange.value = state.from ? Math.max(0, stepAt(Date.parse(state.from))) : 0;
+  toRange.value = state.to ? Math.min(DAYS, stepAt(Date.parse(state.to))) : DAYS;
+  rangeLabel.textContent = describeRange();
+  fromRange.setAttribute("aria-valuetext", state.from ? dateText(Date.parse(state.from)) : t("range.beginning"));
+  toRange.setAttribute("aria-valuetext", state.to ? dateText(Date.parse(state.to) - 1) : t("range.now"));
+  const active = activePreset();
+  presets.forEach((button) => button.setAttribute("aria-pressed", String(button.dataset.preset === active)));
+  showFilterCount();
+}
+
+function showFilterCount() {
+  const count = state.tags.length + (state.from || state.to ? 1 : 0) + (state.asOf ? 1 : 0);
+  filterCount.textContent = count ? String(count) : "";
+  filterCount.hidden = count === 0;
+  toggle.setAttribute("aria-label", count ? t("filters.toggleCount", { count }) : t("filters.toggle"));
 }
 
 function rangeMoved(event) {
   let low = Number(fromRange.value);
   let high = Number(toRange.value);
   if (low > high) {
-    // The thumbs never cross: the one being dragged stops at the other.
+    // The thumbs never cross: the one being moved stops at the other.
     if (event.target === fromRange) low = high; else high = low;
     fromRange.value = low;
     toRange.value = high;
   }
-  const dayStart = (time) => {
-    const date = new Date(time);
-    date.setHours(0, 0, 0, 0);
-    return date.getTime();
-  };
   update({
-    from: low <= 0 ? null : new Date(dayStart(timeAt(low))).toISOString(),
-    to: high >= SLIDER_MAX ? null : new Date(dayStart(timeAt(high)) + DAY).toISOString(),
+    from: low <= 0 ? null : dayAt(low).toISOString(),
+    to: high >= DAYS ? null : dayAt(high + 1).toISOString(),
   });
 }
 
+/** Page Up/Down step a week and Shift+arrows a month, beside the arrows' single day. */
+function rangeKeys(event) {
+  const steps = { PageUp: 7, PageDown: -7 };
+  let step = steps[event.key];
+  if (event.shiftKey && (event.key === "ArrowRight" || event.key === "ArrowUp")) step = 30;
+  if (event.shiftKey && (event.key === "ArrowLeft" || event.key === "ArrowDown")) step = -30;
+  if (!step) return;
+  event.preventDefault();
+  const input = event.target;
+  input.value = String(Math.max(0, Math.min(DAYS, Number(input.value) + step)));
+  rangeMoved({ target: input });
+}
+
 export function applyPreset(name) {
-  const start = new Date();
-  start.setHours(0, 0, 0, 0);
-  if (name === "week") start.setDate(start.getDate() - ((start.getDay() + 6) % 7)); // Monday
-  if (name === "month") start.setDate(1);
-  update({ from: name === "all" ? null : start.toISOString(), to: null });
-  announce(`Showing ${describeRange().toLowerCase()}.`);
+  update({ from: presetStart(name), to: null });
+  showRange();
+  announce(t("range.showing", { range: describeRange() }));
+}
+
+/** `provider()` gives the bbox the tag counts are for (the map's view, or the circle around the person). */
+export function setTagArea(provider) {
+  area = provider;
 }
 
 let tagRequest = 0;
+let lastCounts = null; // null: no area to count in
 export async function refreshTagCounts() {
   const request = ++tagRequest;
-  let counts = [];
+  const bbox = area();
+  if (bbox === undefined) {
+    // No area yet (no position, no map): counts would be the whole world's, so none are shown.
+    lastCounts = null;
+    drawChips();
+    return;
+  }
   try {
-    counts = (await getJSON("/api/v1/tags", { from: state.from, to: state.to, place: state.place, asOf: state.asOf })).tags;
+    lastCounts = (await getJSON("/api/v1/tags", { bbox, from: state.from, to: state.to, place: state.place, asOf: state.asOf })).tags;
   } catch {
-    // The chips keep their last counts; the status line reports errors from the views.
+    // The chips keep their last counts; the offline banner says the board cannot be reached.
   }
   if (request !== tagRequest) return;
-  const shown = new Map(counts.map(({ tag, count }) => [tag, count]));
+  drawChips();
+}
+
+function drawChips() {
+  const shown = new Map((lastCounts ?? []).map(({ tag, count }) => [tag, count]));
   for (const tag of state.tags) if (!shown.has(tag)) shown.set(tag, 0);
-  for (const tag of ["food", "fashion", "lifestyle", "entertainment"]) if (!shown.has(tag)) shown.set(tag, 0);
-  const buttons = [...shown.entries()].slice(0, 30).map(([tag, count]) => {
+  for (const tag of SUGGESTED) if (!shown.has(tag)) shown.set(tag, 0);
+  // The chosen tags stay in sight first; then the area's busiest.
+  const entries = [...shown.entries()].sort(([a], [b]) => Number(state.tags.includes(b)) - Number(state.tags.includes(a)));
+  const focused = document.activeElement?.closest?.("#tag-chips button")?.dataset.tag;
+  const buttons = entries.slice(0, 30).map(([tag, count]) => {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "chip";
     button.dataset.tag = tag;
     button.setAttribute("aria-pressed", String(state.tags.includes(tag)));
     const name = document.createElement("span");
-    name.textContent = tag;
+    name.textContent = tagName(tag);
     const number = document.createElement("span");
     number.className = "count";
     number.textContent = String(count);
-    number.setAttribute("aria-label", `${count} notes`);
-    button.append(name, " ", number);
+    button.setAttribute("aria-label", lastCounts ? t("filters.tagChip", { tag: tagName(tag), count }) : tagName(tag));
+    button.append(name);
+    if (lastCounts) button.append(" ", number);
     return button;
   });
   chips.replaceChildren(...buttons);
+  if (focused) chips.querySelector(`button[data-tag="${CSS.escape(focused)}"]`)?.focus();
+}
+
+function setOpen(open) {
+  toggle.setAttribute("aria-expanded", String(open));
+  panel.classList.toggle("open", open);
 }
 
 export function setUpFilters() {
@@ -113,22 +175,25 @@ export function setUpFilters() {
     const button = event.target.closest("button[data-tag]");
     if (!button) return;
     const tag = button.dataset.tag;
-    const tags = state.tags.includes(tag) ? state.tags.filter((t) => t !== tag) : [...state.tags, tag];
+    const tags = state.tags.includes(tag) ? state.tags.filter((other) => other !== tag) : [...state.tags, tag];
     update({ tags });
   });
+  fromRange.max = String(DAYS);
+  toRange.max = String(DAYS);
   fromRange.addEventListener("input", rangeMoved);
   toRange.addEventListener("input", rangeMoved);
-  document.querySelectorAll("[data-preset]").forEach((button) => {
-    button.addEventListener("click", () => applyPreset(button.dataset.preset));
-  });
-  order.addEventListener("change", () => {
-    if (!ORDERS.includes(order.value)) return;
-    update({ order: order.value });
-    announce(`Notes ${ORDER_NAMES[order.value]}.`);
+  fromRange.addEventListener("keydown", rangeKeys);
+  toRange.addEventListener("keydown", rangeKeys);
+  presets.forEach((button) => button.addEventListener("click", () => applyPreset(button.dataset.preset)));
+  toggle.addEventListener("click", () => setOpen(toggle.getAttribute("aria-expanded") !== "true"));
+  panel.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && toggle.getAttribute("aria-expanded") === "true") {
+      setOpen(false);
+      toggle.focus();
+    }
   });
   onChange((changed) => {
-    if (changed.has("order")) order.value = state.order;
-    if (changed.has("from") || changed.has("to") || changed.has("place") || changed.has("asOf")) {
+    if (["from", "to", "place", "asOf"].some((key) => changed.has(key))) {
       showRange();
       refreshTagCounts();
     }
@@ -136,9 +201,13 @@ export function setUpFilters() {
       chips.querySelectorAll("button[data-tag]").forEach((button) => {
         button.setAttribute("aria-pressed", String(state.tags.includes(button.dataset.tag)));
       });
+      showFilterCount();
     }
   });
-  order.value = state.order;
+  onLanguage(() => {
+    showRange();
+    drawChips();
+  });
   showRange();
   refreshTagCounts();
 }

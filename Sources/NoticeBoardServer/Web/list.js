@@ -1,16 +1,24 @@
 // "Around me": the notes near the person's position, with distance and direction, nearest,
 // newest or most popular first; each with its like button, its replies, and "delete" on the
-// notes this device posted.
+// notes this device posted. An empty list says whether the place or the filters are empty.
 import { getJSON } from "./api.js";
-import { distance, bearing, distanceText } from "./geo.js";
+import { distance, bearing } from "./geo.js";
+import { humanError } from "./errors.js";
+import { distanceText, t, onLanguage } from "./i18n.js";
+import { locate, setByHand } from "./location.js";
 import { noteItem } from "./render.js";
 import { deletingHere, noteActions } from "./reactions.js";
 import { placeName } from "./places.js";
-import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
+import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce, ORDERS } from "./state.js";
 
 const list = document.getElementById("posts");
 const more = document.getElementById("more");
 const form = document.getElementById("where");
+const empty = document.getElementById("list-empty");
+const emptyText = document.getElementById("list-empty-text");
+const clearFilters = document.getElementById("list-clear-filters");
+const postFirst = document.getElementById("list-post-first");
+const orderButtons = [...document.querySelectorAll("#order [data-order]")];
 let nextCursor = null;
 let generation = 0;
 
@@ -19,35 +27,57 @@ function fillForm() {
   form.lon.value = state.lon ?? "";
   const radius = form.radius;
   if (![...radius.options].some((option) => Number(option.value) === state.radius)) {
-    radius.append(new Option(`${state.radius} m`, String(state.radius)));
+    radius.append(new Option(distanceText(state.radius), String(state.radius)));
   }
+  [...radius.options].forEach((option) => { option.textContent = distanceText(Number(option.value)); });
   radius.value = String(state.radius);
+}
+
+const filtered = () => state.tags.length > 0 || state.from !== null || state.to !== null;
+
+function showEmpty(count) {
+  empty.hidden = count > 0 || !hasPosition();
+  if (empty.hidden) return;
+  emptyText.textContent = nothingFound();
+  clearFilters.hidden = !filtered();
+  postFirst.hidden = filtered() || Boolean(state.asOf);
 }
 
 export async function loadList(append = false) {
   if (!hasPosition()) {
     list.replaceChildren();
     more.hidden = true;
-    announce("Where are you? Use your location, type a position, or click the map.");
+    empty.hidden = true;
+    if (state.view === "list") announce(t("list.noPosition"));
     return;
   }
   const request = ++generation;
+  more.disabled = append;
   try {
     const page = await getJSON("/api/v1/posts/nearby", {
       lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), order: state.order, cursor: append ? nextCursor : null,
     });
     if (request !== generation) return;
+    list.classList.remove("stale");
     if (!append) list.replaceChildren();
-    list.append(...page.posts.map((post) => listItem(post)));
+    // A note that arrived live is shown already: the page that brings it again is not to repeat it.
+    const fresh = page.posts.filter((post) => !list.querySelector(`li[data-id="${post.id}"]`));
+    list.append(...fresh.map((post) => listItem(post)));
     nextCursor = page.nextCursor;
     more.hidden = !nextCursor;
+    const count = list.querySelectorAll("li[data-id]").length;
+    showEmpty(count);
     if (state.view === "list") {
-      const count = list.querySelectorAll("li[data-id]").length;
-      const notes = count === 1 && !nextCursor ? "1 note" : `${count}${nextCursor ? "+" : ""} notes`;
-      announce(count ? `${notes} around you${state.asOf ? " back then" : ""}.` : nothingFound());
+      const key = nextCursor ? "list.countMore" : "list.count";
+      announce(count ? t(state.asOf ? `${key}Past` : key, { count }) : nothingFound());
     }
   } catch (error) {
-    if (request === generation) announce(error.message);
+    if (request !== generation) return;
+    // What is shown no longer matches the filters: it is dimmed and the reason said.
+    list.classList.add("stale");
+    if (state.view === "list") announce(`${humanError(error)} ${t("list.stale")}`);
+  } finally {
+    more.disabled = false;
   }
 }
 
@@ -65,7 +95,7 @@ function popularity(likes, created, now) {
   return (likes + 1) / (hours + 2) ** 1.5;
 }
 
-/** Where a note added here goes among those shown, in the list's order. */
+/** Where a note added here goes among those shown, in the list's order (null: after the last). */
 function placeBefore(post, place) {
   const children = [...list.children].filter((child) => child.dataset.id);
   if (state.order === "newest") return children[0] ?? null;
@@ -79,14 +109,10 @@ function placeBefore(post, place) {
 
 /** What an empty list means, honestly: nothing at all here, or nothing that passes the filters. */
 function nothingFound() {
-  const filtered = state.tags.length > 0 || state.from !== null || state.to !== null;
-  const within = `within ${distanceText(state.radius)}`;
-  if (state.asOf) return filtered ? `No notes ${within} matched these filters back then.` : `No notes ${within} back then.`;
-  if (state.place) {
-    const name = placeName(state.place);
-    return filtered ? `No notes in ${name} ${within} match these filters.` : `No notes in ${name} ${within} yet: leave the first.`;
-  }
-  return filtered ? `No notes ${within} match these filters.` : "No notes here yet: leave the first.";
+  const within = distanceText(state.radius);
+  if (state.asOf) return t(filtered() ? "empty.pastFiltered" : "empty.past", { within });
+  if (state.place) return t(filtered() ? "empty.placeFiltered" : "empty.place", { within, place: placeName(state.place) });
+  return t(filtered() ? "empty.filtered" : "empty.nothing", { within });
 }
 
 /** A note that appeared (posted here or live): shown at once if it is around and passes the filters. */
@@ -94,11 +120,14 @@ export function addToList(post) {
   if (!hasPosition() || !passesFilters(post) || list.querySelector(`[data-id="${post.id}"]`)) return;
   const place = { distance: distance(state.lat, state.lon, post.lat, post.lon), bearing: bearing(state.lat, state.lon, post.lat, post.lon) };
   if (place.distance > state.radius) return;
+  const before = placeBefore(post, place);
+  // Its place is beyond what is loaded: "More notes" brings it in order, once.
+  if (before === null && nextCursor) return;
   const item = listItem(post, place);
   item.classList.add("fresh");
   item.dataset.distance = String(place.distance);
-  // Kept in the list's order among what is shown.
-  list.insertBefore(item, placeBefore(post, place));
+  list.insertBefore(item, before);
+  showEmpty(1);
 }
 
 export function removeFromList(id) {
@@ -106,17 +135,8 @@ export function removeFromList(id) {
   list.querySelector(`[data-id="${id}"]`)?.remove();
 }
 
-export function locate() {
-  if (!navigator.geolocation) {
-    announce("This browser cannot tell where you are: type a position or click the map.");
-    return;
-  }
-  announce("Finding where you are…");
-  navigator.geolocation.getCurrentPosition(
-    (position) => update({ lat: position.coords.latitude, lon: position.coords.longitude }),
-    () => announce("Location permission denied: type a position or click the map to choose one."),
-    { enableHighAccuracy: true, timeout: 15000, maximumAge: 30000 },
-  );
+function showOrder() {
+  orderButtons.forEach((button) => button.setAttribute("aria-pressed", String(button.dataset.order === state.order)));
 }
 
 export function setUpList() {
@@ -125,18 +145,34 @@ export function setUpList() {
     const lat = Number(form.lat.value);
     const lon = Number(form.lon.value);
     if (form.lat.value === "" || form.lon.value === "" || !(lat >= -90 && lat <= 90) || !(lon >= -180 && lon <= 180)) {
-      announce("Latitude must be between -90 and 90 and longitude between -180 and 180.");
+      announce(t("where.invalid"));
       return;
     }
-    update({ lat, lon, radius: Number(form.radius.value) });
+    update({ radius: Number(form.radius.value) });
+    setByHand(lat, lon);
   });
   form.radius.addEventListener("change", () => update({ radius: Number(form.radius.value) }));
-  document.getElementById("locate").addEventListener("click", locate);
+  document.getElementById("locate").addEventListener("click", () => locate());
   more.addEventListener("click", () => loadList(true));
+  clearFilters.addEventListener("click", () => {
+    update({ tags: [], from: null, to: null });
+    document.getElementById("posts").focus?.();
+  });
+  postFirst.addEventListener("click", () => update({ view: "post" }));
+  orderButtons.forEach((button) => button.addEventListener("click", () => {
+    if (!ORDERS.includes(button.dataset.order)) return;
+    update({ order: button.dataset.order });
+  }));
   onChange((changed) => {
     if (["lat", "lon", "radius"].some((key) => changed.has(key))) fillForm();
+    if (changed.has("order")) showOrder();
     if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) loadList();
   });
+  onLanguage(() => {
+    fillForm();
+    loadList();
+  });
   fillForm();
+  showOrder();
   loadList();
 }

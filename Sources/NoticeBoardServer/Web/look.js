@@ -1,90 +1,243 @@
-// "Look around": hold the phone up and read the notes in front of you. The compass (or, on a
-// desktop, the dial) sets the facing direction; the notes inside the field of view come from
-// nearby's `facing`/`fov` and drift across the screen like the original app's danmaku;
-// arrows tell which way to turn toward the others. In the popular order the most liked notes
-// in view come first and the top ones stand out.
+// "Look around": hold the phone up and read the notes in front of you, as the original app did.
+// The compass (or the dial) sets the facing direction; every note around is placed across the
+// view by its bearing (so turning moves them), at most ten readable cards in lanes that never
+// overlap, the nearest largest. Notes left by someone facing the way you face come first
+// ("Facing my way"; "All" adds the others); a note closer than the position's accuracy has no
+// meaningful bearing and stands where its poster faced. Cards drift gently (Pause stops them);
+// a tap opens the note with its distance and time. Screen readers hear the count, not the cards.
 import { getJSON } from "./api.js";
-import { direction, distanceText, signedAngle } from "./geo.js";
+import { humanError } from "./errors.js";
+import { signedAngle } from "./geo.js";
+import { compassWord, degreesText, distanceText, markLanguage, t, onLanguage } from "./i18n.js";
+import { tagName } from "./render.js";
+import { remember } from "./reactions.js";
 import { state, update, onChange, hasPosition, filterParameters, announce } from "./state.js";
 
-const FOV = 60;
+export const FOV = 60; // degrees of view, about a phone camera's
+export const MAX_CARDS = 10;
+export const HEADING_TOLERANCE = 45; // a poster "faced your way" within this many degrees
+export const ACCURACY = 10; // metres: closer than this a bearing says nothing, the poster's heading does
+const GAP = 14; // px between cards in a lane: more than twice the drift, so drifting never overlaps
 const dial = document.getElementById("facing");
 const readout = document.getElementById("facing-readout");
 const needle = document.getElementById("dial-needle");
+const stage = document.getElementById("look-stage");
 const notes = document.getElementById("look-notes");
+const empty = document.getElementById("look-empty");
 const turnLeft = document.getElementById("turn-left");
 const turnRight = document.getElementById("turn-right");
 const behind = document.getElementById("behind");
+const pause = document.getElementById("look-pause");
+const modeButtons = [...document.querySelectorAll("#look-mode [data-mode]")];
 let generation = 0;
 let refreshTimer = null;
+let announceTimer = null;
+let around = []; // every note within the radius, in the chosen order
+let mode = "facing";
+let failed = false;
+const lanesOf = new Map(); // id → the lane it stood in, so turning moves cards sideways, not up and down
+let openNote = () => {};
+
+const angleDifference = (a, b) => Math.abs(signedAngle(a, b));
+
+/** Where a note stands around the person: its bearing, or its poster's heading when it is too close for one. */
+export function directionOf(post) {
+  if (post.distance <= ACCURACY && post.heading !== null && post.heading !== undefined) return post.heading;
+  return post.bearing;
+}
+
+/** 0: left by someone facing your way; 1: no direction recorded; 2: facing elsewhere. */
+function facingRank(post) {
+  if (post.heading === null || post.heading === undefined) return 1;
+  return angleDifference(post.heading, state.facing) <= HEADING_TOLERANCE ? 0 : 2;
+}
 
 function showFacing() {
   const facing = Math.round(state.facing) % 360;
   dial.value = String(facing);
-  readout.textContent = `${facing}° ${direction(facing)}`;
+  const text = `${degreesText(facing)} ${compassWord(facing)}`;
+  readout.textContent = text;
+  dial.setAttribute("aria-valuetext", text);
   needle.style.transform = `rotate(${facing}deg)`;
 }
 
-function noteCard(post, offset, rank) {
+function cardFor(post, rank, tier) {
   const item = document.createElement("li");
-  item.className = state.order === "popular" && rank < 3 && (post.likeCount ?? 0) > 0 ? "note drift top" : "note drift";
+  item.className = `note look-card tier-${tier}`;
+  if (state.order === "popular" && rank < 3 && (post.likeCount ?? 0) > 0) item.classList.add("top");
   item.dataset.id = String(post.id);
-  // Where it stands in the view: -1 at the left edge, 1 at the right.
-  const across = Math.max(-1, Math.min(1, offset / (FOV / 2)));
-  item.style.setProperty("--across", String(across));
-  item.style.setProperty("--lane", String(post.id % 5));
-  item.style.setProperty("--delay", `${-(post.id % 7) * 1.3}s`);
+  item.style.setProperty("--drift-delay", `${-(post.id % 9) * 0.9}s`);
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "card-open";
+  button.setAttribute("aria-haspopup", "dialog");
   const meta = document.createElement("span");
   meta.className = "meta";
   const likes = post.likeCount ?? 0;
-  meta.textContent = `${post.tag} · ${distanceText(post.distance)}${likes ? ` · ${likes} ${likes === 1 ? "like" : "likes"}` : ""}`;
+  meta.textContent = [tagName(post.tag), distanceText(post.distance), likes ? t("look.likes", { count: likes }) : null].filter(Boolean).join(" · ");
   const message = document.createElement("span");
   message.className = "message";
   message.textContent = post.message;
-  item.append(meta, message);
+  markLanguage(message, post.message);
+  button.append(meta, message);
+  button.addEventListener("click", () => openNote(post, button));
+  item.append(button);
   return item;
 }
 
-function plural(count) {
-  return count === 1 ? "1 note" : `${count} notes`;
+/** Cards per tier, in px, for a stage `width` wide: large for the nearest three, then medium, then small. */
+function cardWidth(tier, width) {
+  const share = { large: 0.6, medium: 0.5, small: 0.44 }[tier];
+  const most = { large: 340, medium: 280, small: 230 }[tier];
+  return Math.round(Math.min(width * share, most));
+}
+
+/** Which notes show and where: the notes within the view, ranked, laid into non-overlapping lanes. */
+export function layout() {
+  const width = stage.clientWidth;
+  const height = stage.clientHeight;
+  const laneHeight = width < 600 ? 88 : 100;
+  const lanes = Math.max(1, Math.floor((height - 8) / laneHeight));
+  const inView = around
+    .map((post, index) => ({ post, index, offset: signedAngle(state.facing, directionOf(post)) }))
+    .filter(({ offset }) => Math.abs(offset) <= FOV / 2)
+    .filter(({ post }) => mode === "all" || facingRank(post) < 2)
+    .sort((a, b) => facingRank(a.post) - facingRank(b.post) || a.index - b.index);
+  // Nearest largest: the first ten by rank, sized by distance.
+  const first = inView.slice(0, MAX_CARDS).map(({ post }) => post).sort((a, b) => a.distance - b.distance);
+  const tiers = new Map(first.map((post, order) => [post.id, order < 3 ? "large" : order < 6 ? "medium" : "small"]));
+  const occupied = Array.from({ length: lanes }, () => []);
+  const placed = [];
+  const far = Math.max(...first.map((post) => post.distance), 1);
+  const place = (entry, tier) => {
+    const narrow = width < 600;
+    const half = (width - 12 - GAP) / 2;
+    const cardWidthPx = narrow ? Math.min(cardWidth(tier, width), Math.floor(half)) : cardWidth(tier, width);
+    const fraction = entry.offset / (FOV / 2); // -1 at the left edge of the view, 1 at the right
+    // On a phone the view's left half holds the notes left of straight ahead, the right half the others,
+    // so two readable cards share a lane; on a wide screen the bearing maps straight across.
+    const left = narrow
+      ? (Math.abs(entry.offset) <= 3 ? (width - cardWidthPx) / 2 : fraction < 0 ? 6 + (1 + fraction) * (half - cardWidthPx) : 6 + half + GAP + fraction * (half - cardWidthPx))
+      : Math.max(6, Math.min(width - cardWidthPx - 6, width / 2 + fraction * (width / 2 - cardWidthPx / 2 - 6) - cardWidthPx / 2));
+    // A card nudged aside to find room never crosses the middle: left of straight ahead stays left.
+    const rightSide = (x) => x + cardWidthPx / 2 >= width / 2;
+    const sideKept = (x) => Math.abs(entry.offset) <= 3 || rightSide(x) === entry.offset > 0;
+    const fits = (lane, x) => x >= 6 && x + cardWidthPx <= width - 6 && sideKept(x)
+      && occupied[lane].every(([start, end]) => x + cardWidthPx + GAP <= start || x >= end + GAP);
+    // Farther notes higher up, nearer ones lower, like looking across a square; a card keeps its lane while it can.
+    const wanted = lanesOf.get(entry.post.id) ?? Math.round((1 - entry.post.distance / far) * (lanes - 1));
+    let best = null;
+    for (let lane = 0; lane < lanes; lane += 1) {
+      // Where it would stand, or just beside a card already in the lane: the nearest free spot to its bearing.
+      const spots = [left, ...occupied[lane].flatMap(([start, end]) => [end + GAP, start - GAP - cardWidthPx])];
+      for (const x of spots) {
+        if (!fits(lane, x)) continue;
+        const score = Math.abs(x - left) + Math.abs(lane - wanted) * 24;
+        if (Math.abs(x - left) <= width * 0.6 && (!best || score < best.score)) best = { lane, x, score };
+      }
+    }
+    if (!best) return false;
+    occupied[best.lane].push([best.x, best.x + cardWidthPx]);
+    placed.push({ ...entry, tier, left: best.x, top: 4 + best.lane * laneHeight, width: cardWidthPx, height: laneHeight - 12, lane: best.lane });
+    return true;
+  };
+  for (const entry of inView) {
+    if (placed.length >= MAX_CARDS) break;
+    // A card that finds no room at its size tries again small before it is left out.
+    const tier = tiers.get(entry.post.id) ?? "small";
+    if (!place(entry, tier) && tier !== "small") place(entry, "small");
+  }
+  return { inView, placed };
+}
+
+function plural(key, count) {
+  return t(key, { count });
+}
+
+function render() {
+  const { inView, placed } = layout();
+  lanesOf.clear();
+  const existing = new Map([...notes.children].map((item) => [item.dataset.id, item]));
+  const items = placed.map((entry, rank) => {
+    lanesOf.set(entry.post.id, entry.lane);
+    const old = existing.get(String(entry.post.id));
+    const focused = old?.contains(document.activeElement);
+    // A card already shown moves (the CSS animates it) rather than being made again; a focused one keeps its focus.
+    const item = old && (old.classList.contains(`tier-${entry.tier}`) || focused) ? old : cardFor(entry.post, rank, entry.tier);
+    item.style.left = `${entry.left}px`;
+    item.style.top = `${entry.top}px`;
+    item.style.width = `${entry.width}px`;
+    item.style.height = `${entry.height}px`;
+    return item;
+  });
+  notes.replaceChildren(...items);
+  const shown = new Set(placed.map((entry) => entry.post.id));
+  let left = 0, right = 0, back = 0;
+  for (const post of around) {
+    if (shown.has(post.id)) continue;
+    const offset = signedAngle(state.facing, directionOf(post));
+    if (Math.abs(offset) <= FOV / 2) continue;
+    if (Math.abs(offset) > 135) back += 1;
+    else if (offset < 0) left += 1;
+    else right += 1;
+  }
+  turnLeft.hidden = left === 0;
+  turnLeft.textContent = `← ${plural("look.left", left)}`;
+  turnRight.hidden = right === 0;
+  turnRight.textContent = `${plural("look.right", right)} →`;
+  behind.hidden = back === 0;
+  behind.textContent = `↓ ${plural("look.behind", back)}`;
+  const hiddenByFacing = mode === "facing"
+    ? around.filter((post) => facingRank(post) === 2 && Math.abs(signedAngle(state.facing, directionOf(post))) <= FOV / 2).length : 0;
+  let emptyText = "";
+  if (around.length === 0) emptyText = t(filtered() ? "look.emptyFiltered" : "look.emptyNothing", { within: distanceText(state.radius) });
+  else if (placed.length === 0 && hiddenByFacing) emptyText = t("look.emptyOtherWay", { count: hiddenByFacing });
+  else if (placed.length === 0) emptyText = t("look.emptyTurn");
+  empty.textContent = emptyText;
+  empty.hidden = !emptyText;
+  stage.dataset.count = String(placed.length);
+  scheduleAnnounce(emptyText || countText(placed.length, inView.length));
+}
+
+const filtered = () => state.tags.length > 0 || state.from !== null || state.to !== null;
+
+function countText(shown, total) {
+  if (shown < total) return t("look.countOf", { count: total, shown });
+  return t(state.asOf ? "look.countPast" : "look.count", { count: shown });
+}
+
+/** The count is said once the turning settles, not at every degree. */
+function scheduleAnnounce(text) {
+  clearTimeout(announceTimer);
+  announceTimer = setTimeout(() => { if (state.view === "look") announce(text); }, 700);
 }
 
 export async function loadLook() {
   if (!hasPosition()) {
+    around = [];
     notes.replaceChildren();
     [turnLeft, turnRight, behind].forEach((element) => { element.hidden = true; });
-    if (state.view === "look") announce("Set your position first: use your location or click the map.");
+    empty.hidden = false;
+    empty.textContent = t("look.noPosition");
+    if (state.view === "look") announce(t("look.noPosition"));
     return;
   }
   const request = ++generation;
-  const base = { lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), limit: 100 };
   try {
-    const [inView, all] = await Promise.all([
-      getJSON("/api/v1/posts/nearby", { ...base, facing: Math.round(state.facing) % 360, fov: FOV, accuracy: 10, order: state.order }),
-      getJSON("/api/v1/posts/nearby", { ...base, limit: 500 }),
-    ]);
+    const page = await getJSON("/api/v1/posts/nearby", {
+      lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), order: state.order, limit: 500,
+    });
     if (request !== generation) return;
-    notes.replaceChildren(...inView.posts.map((post, rank) => noteCard(post, post.distance <= 10 ? 0 : signedAngle(state.facing, post.bearing), rank)));
-    const shown = new Set(inView.posts.map((post) => post.id));
-    let left = 0, right = 0, back = 0;
-    for (const post of all.posts) {
-      if (shown.has(post.id)) continue;
-      const offset = signedAngle(state.facing, post.bearing);
-      if (Math.abs(offset) > 135) back += 1;
-      else if (offset < 0) left += 1;
-      else right += 1;
-    }
-    turnLeft.hidden = left === 0;
-    turnLeft.textContent = `← ${plural(left)} to your left`;
-    turnRight.hidden = right === 0;
-    turnRight.textContent = `${plural(right)} to your right →`;
-    behind.hidden = back === 0;
-    behind.textContent = `↓ ${plural(back)} behind you`;
-    if (state.view === "look") {
-      announce(inView.posts.length ? `${plural(inView.posts.length)} in front of you.` : "No notes in front of you: turn around.");
-    }
+    failed = false;
+    stage.classList.remove("stale");
+    around = page.posts;
+    around.forEach(remember);
+    if (state.view === "look") render();
   } catch (error) {
-    if (request === generation) announce(error.message);
+    if (request !== generation) return;
+    failed = true;
+    stage.classList.add("stale");
+    if (state.view === "look") announce(humanError(error));
   }
 }
 
@@ -107,40 +260,74 @@ function headingFrom(event) {
   return (360 - event.alpha) % 360;
 }
 
+let compassOn = false;
 function startCompass() {
   const listen = () => {
+    if (compassOn) return;
+    compassOn = true;
+    let lastUpdate = 0;
     const handler = (event) => {
       const heading = headingFrom(event);
       if (heading === null) return;
-      update({ facing: Math.round(heading) % 360, compassActive: true });
+      const rounded = Math.round(heading) % 360;
+      // A compass speaks many times a second: small tremors and bursts are not worth a redraw.
+      const now = performance.now();
+      if (state.compassActive && (angleDifference(rounded, state.facing) < 2 || now - lastUpdate < 80)) return;
+      lastUpdate = now;
+      update({ facing: rounded, compassActive: true });
     };
     window.addEventListener("deviceorientationabsolute", handler);
     window.addEventListener("deviceorientation", handler);
-    announce("Compass on: turn around to see the notes in each direction.");
+    announce(t("look.compassOn"));
   };
   // iOS asks for permission, and only from a tap.
   if (typeof DeviceOrientationEvent !== "undefined" && typeof DeviceOrientationEvent.requestPermission === "function") {
     DeviceOrientationEvent.requestPermission()
-      .then((answer) => (answer === "granted" ? listen() : announce("Compass permission denied: use the dial.")))
-      .catch(() => announce("The compass is not available: use the dial."));
+      .then((answer) => (answer === "granted" ? listen() : announce(t("look.compassDenied"))))
+      .catch(() => announce(t("look.compassMissing")));
   } else if (typeof DeviceOrientationEvent !== "undefined") {
     listen();
   } else {
-    announce("This device has no compass: use the dial.");
+    announce(t("look.compassMissing"));
   }
 }
 
 // A note that left the board leaves the view at once, before the next reload.
 export function removeFromLook(id) {
-  document.querySelector(`#look-notes [data-id="${id}"]`)?.remove();
+  around = around.filter((post) => post.id !== id);
+  if (state.view === "look") render();
 }
 
-export function setUpLook() {
+function setMode(next) {
+  mode = next;
+  modeButtons.forEach((button) => button.setAttribute("aria-pressed", String(button.dataset.mode === mode)));
+  if (state.view === "look" && !failed) render();
+}
+
+/** `open(post, opener)` opens a note's page (its thread) from a card. */
+export function setUpLook(open) {
+  openNote = open;
   dial.addEventListener("input", () => update({ facing: Number(dial.value) }));
   document.getElementById("compass").addEventListener("click", startCompass);
+  modeButtons.forEach((button) => button.addEventListener("click", () => setMode(button.dataset.mode)));
+  pause.addEventListener("click", () => {
+    const paused = pause.getAttribute("aria-pressed") !== "true";
+    pause.setAttribute("aria-pressed", String(paused));
+    stage.classList.toggle("paused", paused);
+  });
   onChange((changed) => {
-    if (changed.has("facing")) showFacing();
-    if (["facing", "lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) scheduleRefresh();
+    if (changed.has("facing")) {
+      showFacing();
+      if (state.view === "look" && hasPosition()) render();
+    }
+    if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) scheduleRefresh();
+    if (changed.has("view") && state.view === "look") requestAnimationFrame(() => { if (hasPosition() && around.length) render(); });
+  });
+  new ResizeObserver(() => { if (state.view === "look" && hasPosition()) render(); }).observe(stage);
+  onLanguage(() => {
+    showFacing();
+    notes.replaceChildren();
+    if (state.view === "look" && hasPosition()) render();
   });
   showFacing();
   loadLook();

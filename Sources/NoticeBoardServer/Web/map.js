@@ -1,10 +1,15 @@
 // The map: clusters from /api/v1/posts/clusters when zoomed out (so 100 000 notes stay smooth),
-// the notes themselves when zoomed in; a click picks where to look and where to post. The places
-// meeting the view are drawn under the notes, each named, and reachable with the keyboard.
+// merged on screen where they would overlap, the notes themselves when zoomed in; both are
+// buttons for the keyboard (Tab, then Enter or Space). It opens on the person (a locate button
+// brings it back); a tap never moves their position: only a long-press, confirmed, does. The
+// places meeting the view are drawn under the notes, each named, and reachable with the keyboard.
 // Leaflet is optional: without it this view says so and the others work.
 import { getJSON } from "./api.js";
+import { humanError } from "./errors.js";
 import { bboxParameter, unwrapRing } from "./geo.js";
-import { noteContent } from "./render.js";
+import { t, number, onLanguage } from "./i18n.js";
+import { locate, onLocated, setByHand } from "./location.js";
+import { noteContent, tagName } from "./render.js";
 import { knownPost, noteActions, remember } from "./reactions.js";
 import { state, update, onChange, filterParameters, passesFilters, announce, chosenPlace } from "./state.js";
 
@@ -33,8 +38,26 @@ export function currentBBox() {
   return bboxParameter(bounds.getWest(), bounds.getSouth(), bounds.getEast(), bounds.getNorth());
 }
 
+/** Makes a marker's element a button for the keyboard: Enter and Space do what a click does. */
+function keyboardButton(element, label, onPress) {
+  if (!element) return;
+  element.setAttribute("role", "button");
+  element.setAttribute("tabindex", "0");
+  element.setAttribute("aria-label", label);
+  element.removeAttribute("title");
+  if (element.dataset.keys) return;
+  element.dataset.keys = "1";
+  element.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    event.preventDefault();
+    event.stopPropagation();
+    onPress();
+  });
+}
+
 function noteMarker(post) {
-  const marker = L.circleMarker([post.lat, post.lon], { radius: 8, color: "#7a1a12", weight: 2, fillColor: "#e0492f", fillOpacity: 0.9 });
+  const icon = L.divIcon({ className: "note-marker", html: "", iconSize: [44, 44] }); // a thumb's target around a small dot
+  const marker = L.marker([post.lat, post.lon], { icon, keyboard: false });
   remember(post);
   // Built when opened, so its like and reply counts are the latest known.
   marker.bindPopup(() => {
@@ -44,23 +67,98 @@ function noteMarker(post) {
     content.append(noteContent(current), noteActions(current));
     return content;
   });
-  marker.bindTooltip(`${post.tag}`, { direction: "top" });
-  marker.getElement?.()?.setAttribute("data-id", String(post.id));
-  marker.on("add", () => marker.getElement()?.setAttribute("data-id", String(post.id)));
+  marker.on("add", () => {
+    const element = marker.getElement();
+    element.dataset.id = String(post.id);
+    const preview = [...post.message].slice(0, 60).join("");
+    keyboardButton(element, t("map.noteLabel", { tag: tagName(post.tag), message: preview }), () => {
+      marker.openPopup();
+      // The popup's first control takes the focus, so its actions are one Tab away.
+      setTimeout(() => marker.getPopup()?.getElement()?.querySelector("button")?.focus(), 50);
+    });
+  });
+  marker.on("popupclose", () => {
+    const element = marker.getElement();
+    if (element && document.activeElement?.closest?.(".leaflet-popup") === null) element.focus?.({ preventScroll: true });
+  });
   return marker;
 }
 
+const clusterSize = (count) => (count < 10 ? 32 : count < 100 ? 40 : count < 1000 ? 48 : 56);
+
+/** Clusters whose circles would overlap on screen are merged (counts summed, centroids weighted),
+ *  biggest first, so no count hides behind another at any zoom. */
+export function mergeOverlapping(clusters, project) {
+  let current = clusters;
+  // A merged cluster grows and moves, so it is checked again until nothing overlaps.
+  for (let round = 0; round < 10; round += 1) {
+    const placed = [];
+    for (const cluster of [...current].sort((a, b) => b.count - a.count)) {
+      const point = project(cluster);
+      const near = placed.find((other) => {
+        const gap = (clusterSize(other.count) + clusterSize(cluster.count)) / 2 + 4;
+        return Math.abs(other.point.x - point.x) < gap && Math.abs(other.point.y - point.y) < gap;
+      });
+      if (near) {
+        const total = near.count + cluster.count;
+        near.lat = (near.lat * near.count + cluster.lat * cluster.count) / total;
+        near.lon = (near.lon * near.count + cluster.lon * cluster.count) / total;
+        near.count = total;
+        near.postId = undefined;
+        near.point = project(near);
+      } else {
+        placed.push({ ...cluster, point });
+      }
+    }
+    if (placed.length === current.length) return placed;
+    current = placed;
+  }
+  return current;
+}
+
 function clusterMarker(cluster) {
-  const size = cluster.count < 10 ? 30 : cluster.count < 100 ? 38 : cluster.count < 1000 ? 46 : 54;
+  const size = clusterSize(cluster.count);
   const icon = L.divIcon({ className: "cluster", html: "", iconSize: [size, size] });
-  const marker = L.marker([cluster.lat, cluster.lon], { icon, keyboard: true, title: `${cluster.count} notes` });
+  const marker = L.marker([cluster.lat, cluster.lon], { icon, keyboard: false });
+  const zoomIn = () => map.setView([cluster.lat, cluster.lon], Math.min(map.getZoom() + 3, 19));
   marker.on("add", () => {
     const element = marker.getElement();
-    element.textContent = cluster.count > 9999 ? `${Math.round(cluster.count / 1000)}k` : String(cluster.count);
-    element.setAttribute("aria-label", `${cluster.count} notes; zoom in`);
+    element.textContent = cluster.count > 9999 ? `${number(Math.round(cluster.count / 1000))}k` : number(cluster.count);
+    keyboardButton(element, t("map.clusterLabel", { count: cluster.count }), () => {
+      zoomIn();
+      // After the zoom the focus goes to the first note or group where the cluster was.
+      map.once("moveend", () => afterLoad(() => focusNearest(cluster)));
+    });
   });
-  marker.on("click", () => map.setView([cluster.lat, cluster.lon], Math.min(map.getZoom() + 3, 19)));
+  marker.on("click", zoomIn);
   return marker;
+}
+
+let loadedGeneration = 0;
+/** Runs `then` once the load started by the latest move has drawn its markers. */
+function afterLoad(then, tries = 40) {
+  const target = generation;
+  const check = (left) => {
+    if (loadedGeneration >= target) then();
+    else if (left > 0) setTimeout(() => check(left - 1), 100);
+  };
+  check(tries);
+}
+
+/** Focuses the marker nearest to where a cluster stood (keyboard users keep their place). */
+function focusNearest(cluster) {
+  const centre = map.latLngToContainerPoint([cluster.lat, cluster.lon]);
+  let best = null;
+  let bestDistance = Infinity;
+  layer.eachLayer((marker) => {
+    const point = map.latLngToContainerPoint(marker.getLatLng());
+    const gap = Math.hypot(point.x - centre.x, point.y - centre.y);
+    if (gap < bestDistance) {
+      bestDistance = gap;
+      best = marker;
+    }
+  });
+  best?.getElement()?.focus();
 }
 
 export async function loadMap() {
@@ -78,21 +176,30 @@ export async function loadMap() {
         markers.set(post.id, marker);
         layer.addLayer(marker);
       }
-      if (state.view === "map") announce(`${page.posts.length}${page.nextCursor ? "+" : ""} notes${inPlace()} in view.`);
+      if (state.view === "map") announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
       layer.clearLayers();
       markers.clear();
-      for (const cluster of result.clusters) layer.addLayer(clusterMarker(cluster));
-      if (state.view === "map") announce(`${result.total} notes${inPlace()} in view.`);
+      const merged = mergeOverlapping(result.clusters, (cluster) => map.latLngToLayerPoint([cluster.lat, cluster.lon]));
+      for (const cluster of merged) layer.addLayer(clusterMarker(cluster));
+      if (state.view === "map") announce(mapCount(result.total, false));
     }
+    container.classList.remove("stale");
+    loadedGeneration = request;
   } catch (error) {
-    if (request === generation) announce(error.message);
+    if (request !== generation) return;
+    container.classList.add("stale");
+    if (state.view === "map") announce(humanError(error));
   }
 }
 
-const inPlace = () => (state.place ? ` in ${chosenPlace.slug === state.place && chosenPlace.name ? chosenPlace.name : state.place}` : "");
+function mapCount(count, more) {
+  const place = state.place ? (chosenPlace.slug === state.place && chosenPlace.name ? chosenPlace.name : state.place) : null;
+  const key = place ? (more ? "map.countPlaceMore" : "map.countPlace") : (more ? "map.countMore" : "map.count");
+  return t(key, { count, place });
+}
 
 function placeShape(place) {
   // Unwrapped longitudes draw a ring across the antimeridian the short way; the copy nearest
@@ -120,13 +227,13 @@ function placeShape(place) {
     element.dataset.place = place.slug;
     element.setAttribute("tabindex", "0");
     element.setAttribute("role", "button");
-    element.setAttribute("aria-label", `${place.name}, ${place.postCount} note${place.postCount === 1 ? "" : "s"}: show the whole place`);
+    element.setAttribute("aria-label", t("map.placeLabel", { name: place.name, count: place.postCount }));
     element.addEventListener("focus", () => { if (!permanent) shape.openTooltip(); });
     element.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" && event.key !== " ") return;
       event.preventDefault();
       map.fitBounds(shape.getBounds(), { padding: [24, 24], maxZoom: 19 });
-      announce(`${place.name}: click inside it to stand there.`);
+      announce(t("map.placeShown", { name: place.name }));
     });
   });
   return shape;
@@ -179,17 +286,79 @@ function scheduleReload() {
 function showHere() {
   if (!map || state.lat === null || state.lon === null) return;
   if (!here) {
-    here = L.circleMarker([state.lat, state.lon], { radius: 7, color: "#1d4ed8", weight: 3, fillColor: "#60a5fa", fillOpacity: 1, interactive: false });
+    here = L.circleMarker([state.lat, state.lon], { radius: 9, color: "white", weight: 3, fillColor: "#1d4ed8", fillOpacity: 1, interactive: false, pane: "here" });
     here.addTo(map);
   }
   here.setLatLng([state.lat, state.lon]);
+  here.getElement?.()?.classList.toggle("by-hand", state.source === "hand");
+}
+
+/** Centres the map on the person (after a locate), close enough to see the notes around. */
+function centreOnPerson() {
+  if (!map || state.lat === null) return;
+  map.setView([state.lat, state.lon], Math.max(map.getZoom(), 16));
+}
+
+let container = null;
+let pending = null; // the long-pressed point waiting for confirmation
+
+/** A long-press (or a right-click) asks before moving the person's position there. */
+function askToSetPosition(latlng) {
+  const { lat, lng } = latlng.wrap();
+  pending = { lat, lon: lng };
+  const dialog = document.getElementById("position-dialog");
+  document.getElementById("position-text").textContent = t("position.text", { lat: lat.toFixed(5), lon: lng.toFixed(5) });
+  dialog.showModal();
+  document.getElementById("position-cancel").focus();
+}
+
+let lastLongPress = 0;
+/** A finger held still on the map for 600 ms is a long-press (iOS Safari sends no contextmenu for it). */
+function watchLongPress(element) {
+  let timer = null;
+  let start = null;
+  const cancel = () => { clearTimeout(timer); timer = null; };
+  element.addEventListener("pointerdown", (event) => {
+    if (event.pointerType !== "touch" || !event.isPrimary) return;
+    start = { x: event.clientX, y: event.clientY };
+    cancel();
+    timer = setTimeout(() => {
+      timer = null;
+      lastLongPress = Date.now();
+      const box = element.getBoundingClientRect();
+      askToSetPosition(map.containerPointToLatLng([start.x - box.left, start.y - box.top]));
+    }, 600);
+  });
+  element.addEventListener("pointermove", (event) => {
+    if (timer && start && Math.hypot(event.clientX - start.x, event.clientY - start.y) > 10) cancel();
+  });
+  ["pointerup", "pointercancel", "pointerleave"].forEach((type) => element.addEventListener(type, cancel));
+  map.on("movestart zoomstart", cancel);
+}
+
+function setUpPositionDialog() {
+  const dialog = document.getElementById("position-dialog");
+  document.getElementById("position-cancel").addEventListener("click", () => dialog.close());
+  document.getElementById("position-confirm").addEventListener("click", () => {
+    if (pending) {
+      setByHand(pending.lat, pending.lon);
+      announce(t("position.set"));
+    }
+    dialog.close();
+  });
+  dialog.addEventListener("close", () => { pending = null; });
 }
 
 export async function setUpMap(onMoved) {
-  const container = document.getElementById("map");
+  container = document.getElementById("map");
+  setUpPositionDialog();
+  document.getElementById("locate-map").addEventListener("click", async () => {
+    if (state.source === "device" || await locate()) centreOnPerson();
+  });
   if (typeof window.L === "undefined") {
     container.hidden = true;
     document.getElementById("map-offline").hidden = false;
+    document.getElementById("locate-map").hidden = true;
     return;
   }
   let config = { tileURL: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", tileAttribution: "© OpenStreetMap contributors" };
@@ -201,26 +370,30 @@ export async function setUpMap(onMoved) {
   const center = state.lat !== null ? [state.lat, state.lon] : [20, 0];
   map = L.map(container, { worldCopyJump: true }).setView(center, state.zoom ?? (state.lat !== null ? 16 : 2));
   L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: 19 }).addTo(map);
+  map.attributionControl.setPrefix(false); // Leaflet's own link adds nothing for people, and a flag icon
+  onLocated(centreOnPerson);
   map.createPane("places").style.zIndex = "350"; // under the notes (the overlay pane is 400)
+  map.createPane("here").style.zIndex = "650"; // the person's own dot stays on top of the notes around them
+  map.getPane("here").style.pointerEvents = "none";
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
+  update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
   map.on("moveend", () => {
     update({ zoom: map.getZoom() });
     loadMap();
     loadPlaces();
     onMoved();
   });
-  map.on("click", (event) => {
-    const { lat, lng } = event.latlng.wrap();
-    update({ lat: Number(lat.toFixed(6)), lon: Number(lng.toFixed(6)) });
-    announce(`Position set to ${lat.toFixed(5)}, ${lng.toFixed(5)}: look around or post here.`);
-  });
+  // A tap only pans and opens notes: the position moves by a long-press, confirmed.
+  map.on("contextmenu", (event) => { if (Date.now() - lastLongPress > 1000) askToSetPosition(event.latlng); });
+  watchLongPress(container);
   onChange((changed) => {
     if (["tags", "from", "to", "place", "asOf"].some((key) => changed.has(key))) loadMap();
     if (changed.has("place")) loadPlaces();
-    if (changed.has("lat") || changed.has("lon")) showHere();
+    if (changed.has("lat") || changed.has("lon") || changed.has("source")) showHere();
     if (changed.has("view") && state.view === "map") map.invalidateSize();
   });
+  onLanguage(() => loadMap());
   showHere();
   loadMap();
   loadPlaces();

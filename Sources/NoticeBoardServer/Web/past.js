@@ -1,6 +1,7 @@
 // "Board on this day": the board as it stood at the end of a past day (`asOf`, kept in the URL
 // like the other filters). While it is set a banner says so on every view, with a way back to now;
 // the views show the notes of then, and nothing new arrives live.
+import { dateText, dateTimeText, t, onLanguage } from "./i18n.js";
 import { state, update, onChange, announce } from "./state.js";
 
 const input = document.getElementById("as-of");
@@ -20,16 +21,16 @@ function endOfDay(value) {
  *  "on 23 Nov 2026, 14:05" (a shared link can hold any instant). */
 export function pastText(asOf) {
   const date = new Date(asOf);
-  const day = date.toLocaleDateString(undefined, { weekday: "short", day: "numeric", month: "short", year: "numeric" });
-  if (endOfDay(dayValue(date)).getTime() === date.getTime()) return `at the end of ${day}`;
-  return `on ${date.toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" })}`;
+  const day = dateText(date, { weekday: "short", day: "numeric", month: "short", year: "numeric" });
+  if (endOfDay(dayValue(date)).getTime() === date.getTime()) return t("past.endOf", { day });
+  return t("past.on", { when: dateTimeText(date) });
 }
 
 function show() {
   input.max = dayValue(new Date());
   input.value = state.asOf ? dayValue(new Date(state.asOf)) : "";
   banner.hidden = state.asOf === null;
-  if (state.asOf) text.textContent = `the board as it stood ${pastText(state.asOf)}.`;
+  if (state.asOf) text.textContent = t("past.banner", { when: pastText(state.asOf) });
 }
 
 function chosen() {
@@ -42,7 +43,7 @@ function chosen() {
     // Today, or a day still to come: that is the board now.
     update({ asOf: null });
     show();
-    announce("Showing the board as it is now.");
+    announce(t("past.now"));
     return;
   }
   update({ asOf: end.toISOString() });
@@ -57,7 +58,8 @@ export function setUpPast() {
   onChange((changed) => {
     if (!changed.has("asOf")) return;
     show();
-    announce(state.asOf ? `Showing the board as it stood ${pastText(state.asOf)}.` : "Back to the board as it is now.");
+    announce(state.asOf ? t("past.showing", { when: pastText(state.asOf) }) : t("past.backNow"));
   });
+  onLanguage(show);
   show();
 }

@@ -4,6 +4,7 @@
 // adds place=<slug> to every query and to the live stream.
 import { getJSON } from "./api.js";
 import { ringArea } from "./geo.js";
+import { dateTimeText, markLanguage, t, onLanguage } from "./i18n.js";
 import { state, update, onChange, hasPosition, chosenPlace, announce } from "./state.js";
 
 const REFRESH = 60_000; // announcements end by themselves: they are asked for again this often
@@ -63,7 +64,7 @@ function show(places) {
     const name = placeName(state.place);
     choose(null);
     update({ place: null });
-    announce(`You left ${name}: showing notes from everywhere again.`);
+    announce(t("place.left", { name }));
   }
   const next = filtered ?? places.find((place) => place.slug === shown?.slug) ?? places[0] ?? null;
   if (filtered) choose(filtered);
@@ -86,18 +87,18 @@ function render() {
   description.textContent = shown.description ?? "";
   description.hidden = !shown.description;
   only.checked = state.place === shown.slug;
-  list.setAttribute("aria-label", `Announcements for ${shown.name}`);
+  list.setAttribute("aria-label", t("place.announcementsFor", { name: shown.name }));
   const rest = around.filter((place) => place.slug !== shown.slug);
   others.hidden = rest.length === 0;
   if (rest.length) {
     const label = document.createElement("span");
-    label.textContent = "Also here:";
+    label.textContent = t("place.alsoHere");
     others.replaceChildren(label, ...rest.map((place) => {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "chip";
       button.textContent = place.name;
-      button.setAttribute("aria-label", `Show ${place.name} instead`);
+      button.setAttribute("aria-label", t("place.showInstead", { name: place.name }));
       button.addEventListener("click", () => {
         shown = place;
         if (state.place) {
@@ -124,12 +125,13 @@ function renderAnnouncements() {
     const message = document.createElement("p");
     message.className = "message";
     message.textContent = item.message;
+    markLanguage(message, item.message);
     const until = document.createElement("p");
     until.className = "until";
     const time = document.createElement("time");
     time.dateTime = item.until;
-    time.textContent = new Date(item.until).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
-    until.append("Until ", time);
+    time.textContent = dateTimeText(item.until);
+    until.append(`${t("place.until")} `, time);
     entry.append(message, until);
     return entry;
   }));
@@ -163,11 +165,11 @@ export function setUpPlaces(mapCentre) {
     if (only.checked) {
       choose(shown);
       update({ place: shown.slug });
-      announce(`Showing only notes in ${shown.name}.`);
+      announce(t("place.onlyOn", { name: shown.name }));
     } else {
       choose(null);
       update({ place: null });
-      announce("Showing notes from everywhere.");
+      announce(t("place.onlyOff"));
     }
   });
   onChange((changed) => {
@@ -183,5 +185,9 @@ export function setUpPlaces(mapCentre) {
       update({ place: null });
     });
   }
+  onLanguage(() => {
+    render();
+    renderAnnouncements();
+  });
   scheduleLocate(0);
 }

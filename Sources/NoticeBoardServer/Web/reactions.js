@@ -3,6 +3,8 @@
 // so the counts live here, one record per note, and every control of a note follows it.
 // Looking at the past (`asOf`), the counts are shown as text: nothing is liked from there.
 import { request } from "./api.js";
+import { humanError } from "./errors.js";
+import { number, t } from "./i18n.js";
 import { icon } from "./render.js";
 import { announce, inThePast } from "./state.js";
 
@@ -38,7 +40,6 @@ export const knownPost = (id) => known.get(id) ?? null;
 /** Whether this page is deleting the note (the live "remove" may come before the answer). */
 export const deletingHere = (id) => deleting.has(id);
 
-const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
 
 function controls(id, selectors) {
   return document.querySelectorAll(selectors.split(",").map((selector) => `${selector.trim()}[data-post-id="${id}"]`).join(", "));
@@ -71,7 +72,7 @@ export function likeControl(post) {
   button.dataset.postId = String(post.id);
   const label = document.createElement("span");
   label.className = "visually-hidden";
-  label.textContent = "Like, ";
+  label.textContent = t("like.label");
   button.append(icon("heart"), label, count, unit);
   button.addEventListener("click", () => toggleLike(post.id));
   fillControl(button, known.get(post.id) ?? post);
@@ -96,8 +97,8 @@ function deleteButton(post, row) {
   const button = document.createElement("button");
   button.type = "button";
   button.className = "delete";
-  button.append(icon("bin"), "Delete");
-  button.setAttribute("aria-label", "Delete your note");
+  button.append(icon("bin"), t("delete.button"));
+  button.setAttribute("aria-label", t("delete.label"));
   button.addEventListener("click", () => askDelete(post.id, row, button));
   return button;
 }
@@ -124,11 +125,11 @@ function fillControl(element, post) {
   const likes = post.likeCount ?? 0;
   if (element.classList.contains("replies")) {
     const count = post.replyCount ?? 0;
-    element.querySelector(".label").textContent = count === 0 ? "Reply" : plural(count, "reply", "replies");
+    element.querySelector(".label").textContent = count === 0 ? t("replies.reply") : t("replies.count", { count });
     return;
   }
-  element.querySelector(".count").textContent = String(likes);
-  element.querySelector(".unit").textContent = likes === 1 ? " like" : " likes";
+  element.querySelector(".count").textContent = number(likes);
+  element.querySelector(".unit").textContent = t("like.unit", { count: likes });
   if (element.classList.contains("like")) element.setAttribute("aria-pressed", String(Boolean(post.likedByMe)));
 }
 
@@ -141,11 +142,9 @@ export function showNoteError(id, text) {
 export function failure(id, error, action) {
   if (error.status === 404) {
     noteVanished(id);
-    return "This note is no longer on the board.";
+    return t("error.notFound");
   }
-  if (error.status === 429) return `Too many ${action} just now: try again in ${error.retryAfter ?? 30} s.`;
-  if (error instanceof TypeError) return "The board cannot be reached: check the connection and try again.";
-  return error.message;
+  return humanError(error, action);
 }
 
 async function toggleLike(id) {
@@ -203,17 +202,17 @@ function askDelete(id, row, button) {
   const question = document.createElement("div");
   question.className = "confirm";
   question.setAttribute("role", "group");
-  question.setAttribute("aria-label", "Delete your note?");
+  question.setAttribute("aria-label", t("delete.question"));
   const text = document.createElement("p");
-  text.textContent = "Delete this note for good?";
+  text.textContent = t("delete.confirmText");
   const yes = document.createElement("button");
   yes.type = "button";
   yes.className = "delete confirm-delete";
-  yes.textContent = "Delete";
+  yes.textContent = t("delete.button");
   const no = document.createElement("button");
   no.type = "button";
   no.className = "secondary";
-  no.textContent = "Keep it";
+  no.textContent = t("delete.keep");
   question.append(text, yes, no);
   buttons.hidden = true;
   row.insertBefore(question, buttons);
@@ -234,7 +233,7 @@ function askDelete(id, row, button) {
       question.remove();
       buttons.hidden = false;
       button.focus();
-      showNoteError(id, error.status === 403 ? "Only the phone or browser that posted a note can delete it." : failure(id, error, "requests"));
+      showNoteError(id, error.status === 403 ? t("delete.forbidden") : failure(id, error, "requests"));
     }
   });
   no.focus();
@@ -250,11 +249,11 @@ function deleted(id, row) {
     const feedback = document.createElement("p");
     feedback.className = "feedback";
     feedback.setAttribute("role", "status");
-    feedback.textContent = "Deleted.";
+    feedback.textContent = t("delete.done");
     item.replaceChildren(feedback);
     setTimeout(() => item.remove(), FEEDBACK_SECONDS * 1000);
   }
-  announce("Deleted your note.");
+  announce(t("delete.announced"));
   deleting.delete(id);
   hooks.gone(id);
 }

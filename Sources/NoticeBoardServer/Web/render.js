@@ -1,8 +1,26 @@
-// How a note looks wherever it is shown. Messages are always text (textContent), never HTML.
-import { direction, distanceText } from "./geo.js";
+// How a note looks wherever it is shown. Messages are always text (textContent), never HTML;
+// times are relative ("5 min ago", the full date on hover and in `datetime`), distances and
+// compass words in the page's language, and the message carries the `lang` its script suggests.
+import { compassWord, dateTimeText, distanceText, markLanguage, relativeTime, t, language } from "./i18n.js";
 
 export function dateTime(text) {
-  return new Date(text).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  return dateTimeText(text);
+}
+
+/** A tag as shown: as stored, in every language (it is what the URL and the filters name; "美食"
+ *  is a tag of its own, so translating "food" to it would make two chips alike). */
+export function tagName(tag) {
+  return tag;
+}
+
+/** A <time> saying how long ago, with the full date and time as its title. */
+export function agoElement(text) {
+  const time = document.createElement("time");
+  time.dateTime = text;
+  time.className = "ago";
+  time.textContent = relativeTime(text);
+  time.title = dateTimeText(text);
+  return time;
 }
 
 /** A date and time without the year when it is this year's: "26 Nov, 17:17". */
@@ -10,7 +28,7 @@ export function shortDateTime(text) {
   const date = new Date(text);
   const options = { day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
   if (date.getFullYear() !== new Date().getFullYear()) options.year = "numeric";
-  return date.toLocaleString(undefined, options);
+  return date.toLocaleString(language, options);
 }
 
 export function when(post) {
@@ -37,6 +55,14 @@ export function icon(name) {
   return svg;
 }
 
+/** Every relative time on the page said again (a minute later "just now" is "1 minute ago"). */
+export function refreshTimes(root = document) {
+  root.querySelectorAll("time.ago").forEach((time) => {
+    time.textContent = relativeTime(time.dateTime);
+    time.title = dateTimeText(time.dateTime);
+  });
+}
+
 /** Tag and date as the title and subtitle, like the original app's pins, then the message. */
 export function noteContent(post, place) {
   const fragment = document.createDocumentFragment();
@@ -44,15 +70,17 @@ export function noteContent(post, place) {
   title.className = "note-title";
   const tag = document.createElement("span");
   tag.className = "tag";
-  tag.textContent = post.tag;
-  const date = document.createElement("time");
-  date.dateTime = post.createdAt;
-  date.textContent = when(post);
-  title.append(tag, " · ", date);
-  if (place) {
+  tag.textContent = tagName(post.tag);
+  // The time links to the note's own page (#/note/ID), which can be shared.
+  const link = document.createElement("a");
+  link.href = `#/note/${post.id}`;
+  link.className = "note-link";
+  link.append(agoElement(post.createdAt));
+  title.append(tag, " · ", link);
+  if (place && place.distance !== undefined) {
     const where = document.createElement("span");
     where.className = "place";
-    where.textContent = ` · ${distanceText(place.distance)}, ${direction(place.bearing)}`;
+    where.textContent = ` · ${t("note.where", { distance: distanceText(place.distance), direction: compassWord(place.bearing) })}`;
     title.append(where);
   }
   if (post.expiresAt) {
@@ -62,12 +90,13 @@ export function noteContent(post, place) {
     const end = document.createElement("time");
     end.dateTime = post.expiresAt;
     end.textContent = shortDateTime(post.expiresAt);
-    until.append(" · until ", end);
+    until.append(` · ${t("note.until")} `, end);
     title.append(until);
   }
   const message = document.createElement("p");
   message.className = "message";
   message.textContent = post.message;
+  markLanguage(message, post.message);
   fragment.append(title, message);
   return fragment;
 }

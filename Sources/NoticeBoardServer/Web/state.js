@@ -15,6 +15,7 @@ export const state = {
   zoom: null,
   facing: 0,
   compassActive: false,
+  source: null, // where the position came from: "device" (geolocation), "hand" (long-press or typed) or "link" (the URL)
   place: null, // slug of the place the "This place only" filter keeps to, or null
   order: "distance", // the list's and look-around's order: distance, newest or popular
   asOf: null, // RFC 3339: the board as it stood then ("board on this day"), or null for now
@@ -33,15 +34,20 @@ function pastInstant(text) {
 // (a fresh post, a live event) are checked against it like the server checks the others.
 export const chosenPlace = { slug: null, name: null, polygon: null, floors: null };
 
+/** A tag as the API stores it: trimmed and lower-cased (Unicode-aware). */
+export const normaliseTag = (tag) => String(tag ?? "").trim().toLowerCase();
+
 export function loadFromURL() {
   const params = new URLSearchParams(location.search);
   const number = (name) => (params.has(name) && params.get(name) !== "" && Number.isFinite(Number(params.get(name))) ? Number(params.get(name)) : null);
   if (["map", "list", "look", "post"].includes(params.get("view"))) state.view = params.get("view");
-  state.tags = params.getAll("tag").filter(Boolean);
+  // Normalised as the server normalises them, so ?tag=FOOD selects the "food" chip and nothing else.
+  state.tags = [...new Set(params.getAll("tag").map(normaliseTag).filter(Boolean))];
   state.from = params.get("from") || null;
   state.to = params.get("to") || null;
   state.lat = number("lat");
   state.lon = number("lon");
+  state.source = state.lat !== null && state.lon !== null ? "link" : null;
   state.radius = number("radius") ?? state.radius;
   state.zoom = number("zoom");
   state.facing = ((number("facing") ?? 0) % 360 + 360) % 360;
@@ -50,7 +56,7 @@ export function loadFromURL() {
   state.asOf = pastInstant(params.get("asOf"));
 }
 
-function saveToURL() {
+export function saveToURL() {
   const params = new URLSearchParams();
   params.set("view", state.view);
   state.tags.forEach((tag) => params.append("tag", tag));
@@ -66,7 +72,7 @@ function saveToURL() {
   if (state.place) params.set("place", state.place);
   if (state.order !== "distance") params.set("order", state.order);
   if (state.asOf) params.set("asOf", state.asOf);
-  history.replaceState(null, "", `${location.pathname}?${params}`);
+  history.replaceState(history.state, "", `${location.pathname}?${params}${location.hash}`);
 }
 
 /** Changes the state, records it in the URL and tells every listener what changed. */
@@ -110,6 +116,12 @@ export function passesFilters(post) {
   return true;
 }
 
+let lastAnnounced = "";
+/** The status line (a polite live region): the same words twice are not read again. */
 export function announce(text) {
+  lastAnnounced = text;
   document.getElementById("status").textContent = text;
 }
+
+/** Whether the status line still says `text` (so a later message is not wiped by an older one's timer). */
+export const announcing = (text) => lastAnnounced === text;

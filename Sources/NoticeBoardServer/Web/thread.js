@@ -2,9 +2,11 @@
 // a box to reply. It opens over the view it was asked from (a dialog: full screen on a phone)
 // and gives the focus back there when closed. Replies are text, never HTML; the note's
 // author's replies carry an "author" badge. Looking at the past, the thread is read-only.
-import { getJSON, postJSON } from "./api.js";
+import { getJSON, postJSON, request } from "./api.js";
 import { randomToken } from "./device.js";
-import { dateTime, noteContent } from "./render.js";
+import { humanError } from "./errors.js";
+import { markLanguage, number, t, onLanguage } from "./i18n.js";
+import { dateTime, noteContent, refreshTimes } from "./render.js";
 import { pastText } from "./past.js";
 import { failure, knownPost, likeControl, remember, repliesSeen, replyAdded } from "./reactions.js";
 import { state, update, inThePast } from "./state.js";
@@ -42,19 +44,20 @@ function replyItem(reply) {
   if (reply.byAuthor) {
     const badge = document.createElement("span");
     badge.className = "badge author";
-    badge.textContent = "author";
-    badge.title = "Written by the note's author";
+    badge.textContent = t("thread.author");
+    badge.title = t("thread.authorTitle");
     meta.append(" ", badge);
   }
   if (reply.mine) {
     const badge = document.createElement("span");
     badge.className = "badge you";
-    badge.textContent = "you";
+    badge.textContent = t("thread.you");
     meta.append(" ", badge);
   }
   const message = document.createElement("p");
   message.className = "message";
   message.textContent = reply.message;
+  markLanguage(message, reply.message);
   item.append(meta, message);
   return item;
 }
@@ -122,12 +125,12 @@ function noteGone() {
 
 function showCounter() {
   const count = countScalars(box.value);
-  counter.textContent = `${count} / 2000`;
+  counter.textContent = `${number(count, { useGrouping: false })} / ${number(2000, { useGrouping: false })}`;
   counter.classList.toggle("over", count > 2000);
 }
 
 function pastLine() {
-  return `You are looking at the board as it stood ${pastText(state.asOf)}. The replies are shown as they are now; go back to now to reply.`;
+  return t("thread.past", { when: pastText(state.asOf) });
 }
 
 /** Opens the thread of `post`, from `opener` (which gets the focus back on close). */
@@ -156,9 +159,93 @@ export function openThread(post, opener) {
   form.hidden = inThePast();
   pastNote.hidden = !inThePast();
   if (inThePast()) pastNote.querySelector("span").textContent = pastLine();
+  resetTools();
+  // The note's own link stands in the address bar while it is open.
+  if (location.hash !== `#/note/${post.id}`) history.replaceState(history.state, "", `${location.pathname}${location.search}#/note/${post.id}`);
   if (!dialog.open) dialog.showModal();
   dialog.querySelector(".thread-body").scrollTop = 0;
   loadReplies();
+}
+
+export const openNoteId = () => current?.id ?? null;
+
+// Sharing and reporting the open note: its own link (#/note/ID), through the system's share
+// sheet where there is one, else copied, else shown to copy by hand; a report with a reason.
+const shareButton = document.getElementById("share-note");
+const shareStatus = document.getElementById("share-status");
+const shareFallback = document.getElementById("share-fallback");
+const shareLink = document.getElementById("share-link");
+const reportButton = document.getElementById("report-note");
+const reportForm = document.getElementById("report-form");
+const reportError = document.getElementById("report-error");
+
+export const noteURL = (id) => `${location.origin}/#/note/${id}`;
+
+function resetTools() {
+  shareStatus.textContent = "";
+  shareFallback.hidden = true;
+  reportForm.hidden = true;
+  reportButton.setAttribute("aria-expanded", "false");
+  reportButton.disabled = inThePast();
+  reportError.textContent = "";
+  reportForm.reset();
+}
+
+async function share() {
+  if (!current) return;
+  const url = noteURL(current.id);
+  const post = knownPost(current.id);
+  if (navigator.share) {
+    try {
+      await navigator.share({ title: t("share.title"), text: post ? [...post.message].slice(0, 100).join("") : "", url });
+      return;
+    } catch (error) {
+      if (error.name === "AbortError") return; // the person closed the share sheet
+    }
+  }
+  try {
+    await navigator.clipboard.writeText(url);
+    shareStatus.textContent = t("share.copied");
+    shareFallback.hidden = true;
+  } catch {
+    // No clipboard (permission, an old browser): the link is shown, selected, to copy by hand.
+    shareLink.value = url;
+    shareFallback.hidden = false;
+    shareLink.focus();
+    shareLink.select();
+    shareStatus.textContent = t("share.manual");
+  }
+}
+
+async function sendReport(event) {
+  event.preventDefault();
+  if (!current) return;
+  const { id } = current;
+  const choice = reportForm.querySelector("input[name=reason]:checked")?.value ?? "other";
+  const detail = document.getElementById("report-detail").value.trim();
+  if (choice === "other" && !detail) {
+    reportError.textContent = t("report.needDetail");
+    document.getElementById("report-detail").focus();
+    return;
+  }
+  // Moderators read the reason: the chosen words in English (their working language) and the person's own.
+  const reason = [t(`report.reasonFor.${choice}`), detail].filter(Boolean).join(": ").slice(0, 500);
+  const send = document.getElementById("report-send");
+  send.disabled = true;
+  reportError.textContent = "";
+  try {
+    const answer = await request("POST", `/api/v1/posts/${id}/reports`, { body: { reason }, raw: true });
+    if (current?.id !== id) return;
+    reportForm.hidden = true;
+    reportButton.setAttribute("aria-expanded", "false");
+    reportButton.disabled = true;
+    shareStatus.textContent = answer === 200 ? t("report.again") : t("report.thanks");
+    reportButton.focus();
+  } catch (error) {
+    reportError.textContent = error.status === 404 ? failure(id, error, "reports") : humanError(error, "reports");
+  } finally {
+    send.disabled = false;
+  }
 }
 
 /** A reply heard live: counted on its note, and shown when its thread is open. */
@@ -170,7 +257,7 @@ export function replyArrived(reply) {
 /** A note that left the board (hidden, deleted, expired): its open thread says so. */
 export function threadNoteGone(id) {
   if (!current || current.id !== id) return;
-  loadError.textContent = "This note is no longer on the board.";
+  loadError.textContent = t("error.notFound");
   noteGone();
 }
 
@@ -181,7 +268,7 @@ async function sendReply(event) {
   box.removeAttribute("aria-invalid");
   const count = countScalars(box.value);
   if (count === 0 || count > 2000) {
-    replyError.textContent = count === 0 ? "Write something first." : "A reply is at most 2000 characters.";
+    replyError.textContent = count === 0 ? t("compose.empty") : t("error.field.reply");
     box.setAttribute("aria-invalid", "true");
     box.focus();
     return;
@@ -197,17 +284,15 @@ async function sendReply(event) {
       addReplies([reply], { fresh: true });
       list.querySelector(`[data-id="${reply.id}"]`)?.scrollIntoView({ block: "nearest" });
       replyError.textContent = "";
-      document.getElementById("thread-status").textContent = "Reply posted.";
+      document.getElementById("thread-status").textContent = t("thread.posted");
     }
   } catch (error) {
     if (error.field === "message") {
-      replyError.textContent = `message: ${error.message}`;
+      replyError.textContent = t("error.field.reply");
       box.setAttribute("aria-invalid", "true");
       box.focus();
     } else {
-      replyError.textContent = error.status === 429
-        ? `You are posting too fast: try again in ${error.retryAfter ?? 30} s.`
-        : failure(id, error, "requests");
+      replyError.textContent = error.status === 429 ? humanError(error, "posts") : failure(id, error, "requests");
       if (error.status === 404) noteGone();
     }
   } finally {
@@ -217,6 +302,22 @@ async function sendReply(event) {
 
 export function setUpThread() {
   document.getElementById("thread-close").addEventListener("click", () => dialog.close());
+  shareButton.addEventListener("click", share);
+  reportButton.addEventListener("click", () => {
+    const open = reportForm.hidden;
+    reportForm.hidden = !open;
+    reportButton.setAttribute("aria-expanded", String(open));
+    if (open) reportForm.querySelector("input[name=reason]:checked")?.focus();
+  });
+  reportForm.addEventListener("submit", sendReport);
+  onLanguage(() => {
+    showCounter();
+    if (!current) return;
+    const known = knownPost(current.id);
+    if (known) noteBox.querySelector(".note-title")?.replaceWith(noteContent(known, known.distance !== undefined ? known : undefined).firstChild);
+    if (inThePast()) pastNote.querySelector("span").textContent = pastLine();
+    refreshTimes(dialog);
+  });
   more.addEventListener("click", loadReplies);
   box.addEventListener("input", () => {
     showCounter();

@@ -2,6 +2,8 @@
 // circles, bigger and redder for more notes. It opens on the board's busiest cells and, as the
 // map moves, asks for the cells of its view again, so they stay about a 32nd of the view across.
 // The same cells are a table one click away.
+import { t } from "../i18n.js";
+import { humanError } from "../errors.js";
 import { getJSON } from "../api.js";
 import { $, element } from "./dom.js";
 
@@ -49,7 +51,7 @@ function draw(stats, bbox) {
     const circle = L.circleMarker([item.lat, item.lon], {
       radius: 5 + 20 * Math.sqrt(share), color: "#7a1a12", weight: 1, fillColor: colour, fillOpacity: 0.7,
     });
-    circle.bindTooltip(element("span", { text: `${item.count} note${item.count === 1 ? "" : "s"}` }));
+    circle.bindTooltip(element("span", { text: t("mod.cellNotes", { count: item.count }) }));
     layer.addLayer(circle);
   }
   const container = map.getContainer();
@@ -57,8 +59,8 @@ function draw(stats, bbox) {
   container.dataset.bucket = stats.bucket;
   container.dataset.cells = String(cells.length);
   $("#d-map-legend").textContent = cells.length
-    ? `${cells.length} busiest cells of this view, each about ${sizeText(stats.cellDegrees)} across, drawn at its notes' mean position: bigger and redder means more notes.`
-    : "No notes in this view for the period.";
+    ? t("mod.mapLegend", { count: cells.length, size: sizeText(stats.cellDegrees) })
+    : t("mod.mapNone");
   const rows = cells.map((item, index) => {
     const row = element("tr");
     row.append(element("td", { className: "number", text: String(index + 1) }), element("td", { className: "number", text: item.lat.toFixed(5) }),
@@ -75,7 +77,7 @@ async function refresh() {
     const stats = await call("GET", "/api/v1/moderation/stats", { params: { bucket, bbox } });
     if (request === requests) draw(stats, bbox);
   } catch (error) {
-    if (request === requests) $("#d-map-legend").textContent = `The map's cells could not be loaded: ${error.message}`;
+    if (request === requests) $("#d-map-legend").textContent = t("mod.mapFailed", { reason: humanError(error) });
   }
 }
 

@@ -1,6 +1,7 @@
 // The audit log: who did what, why, and to what. An entry links to what it concerns: a note
 // (shown alone in Notes), a beacon (edited in Beacons), a place or its announcement (opened in
 // Places). The dashboard shows the latest entries with the same rows.
+import { dateTimeText, t } from "../i18n.js";
 import { $, button, cardRow, cell } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
 import { openNote } from "./notes.js";
@@ -17,7 +18,7 @@ const ANNOUNCEMENT_ACTIONS = new Set(["announcement_post", "announcement_delete"
 
 /** What an entry concerns, as a link-like button (or a text when there is nothing to open). */
 function concerns(entry) {
-  const td = cell("", "concerns", "Concerns");
+  const td = cell("", "concerns", t("mod.concerns"));
   const link = (label, description, open) => {
     const opener = button(label, open, "link");
     opener.setAttribute("aria-label", description);
@@ -25,21 +26,21 @@ function concerns(entry) {
   };
   if (entry.replyId !== null && entry.replyId !== undefined) {
     // A reply's action: the reply among its note's replies, and the note itself.
-    link(`Reply ${entry.replyId}`, `Show reply ${entry.replyId}`, () => showReplies({ postId: entry.postId ?? null, replyId: entry.replyId }));
+    link(t("mod.audit.replyN", { id: String(entry.replyId) }), t("mod.audit.showReply", { id: String(entry.replyId) }), () => showReplies({ postId: entry.postId ?? null, replyId: entry.replyId }));
     if (entry.postId !== null && entry.postId !== undefined) {
-      td.append(" on ");
-      link(`note ${entry.postId}`, `Show note ${entry.postId}`, () => openNote(entry.postId));
+      td.append(` ${t("mod.audit.on")} `);
+      link(t("mod.audit.noteN", { id: String(entry.postId) }), t("mod.audit.showNote", { id: String(entry.postId) }), () => openNote(entry.postId));
     }
   } else if (entry.postId !== null && entry.postId !== undefined) {
-    link(`Note ${entry.postId}`, `Show note ${entry.postId}`, () => openNote(entry.postId));
+    link(t("mod.audit.NoteN", { id: String(entry.postId) }), t("mod.audit.showNote", { id: String(entry.postId) }), () => openNote(entry.postId));
   } else if (BEACON_ACTIONS.has(entry.action) && entry.reason) {
-    link(`Beacon ${entry.reason}`, `Show beacon ${entry.reason}`, async () => {
+    link(t("mod.audit.beaconN", { id: entry.reason }), t("mod.audit.showBeacon", { id: entry.reason }), async () => {
       await showView("beacons");
       focusBeacon(entry.reason);
     });
   } else if ((PLACE_ACTIONS.has(entry.action) || ANNOUNCEMENT_ACTIONS.has(entry.action)) && entry.reason) {
     const slug = entry.reason.split(" ")[0];
-    link(`Place ${slug}`, `Show place ${slug}`, async () => {
+    link(t("mod.audit.placeN", { id: slug }), t("mod.audit.showPlace", { id: slug }), async () => {
       await showView("places");
       openPlace(slug);
     });
@@ -49,9 +50,9 @@ function concerns(entry) {
 
 /** An audit row: When, Who, Action, Concerns, Reason (“(none)” when none was given). */
 export function auditRow(entry) {
-  const reason = cell(entry.reason ?? "(none)", entry.reason === null ? "reason none" : "reason", "Reason");
-  return cardRow([cell(new Date(entry.at).toLocaleString(), "when", "When"), cell(entry.actor, "actor", "Who"),
-    cell(entry.action, "action", "Action"), concerns(entry), reason]);
+  const reason = cell(entry.reason ?? t("mod.audit.noReason"), entry.reason === null ? "reason none" : "reason", t("mod.reason"));
+  return cardRow([cell(dateTimeText(entry.at), "when", t("mod.when")), cell(entry.actor, "actor", t("mod.who")),
+    cell(entry.action, "action", t("mod.action")), concerns(entry), reason]);
 }
 
 export async function loadAudit(append = false) {
@@ -62,7 +63,7 @@ export async function loadAudit(append = false) {
     body.append(...page.entries.map(auditRow));
     auditCursor = page.nextCursor;
     $("#audit-more").hidden = !auditCursor;
-    announce(`${body.children.length}${auditCursor ? "+" : ""} audit entries.`);
+    announce(t(auditCursor ? "mod.audit.countMore" : "mod.audit.count", { count: body.children.length }));
   } catch (error) {
     announce(error.message);
   }

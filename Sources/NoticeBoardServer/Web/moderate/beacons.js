@@ -1,5 +1,6 @@
 // The Beacons view: a table, a form, and a map (opened on the board's busiest area) where a
 // click places the beacon being edited. A beacon's name is text in its tooltip, never HTML.
+import { t } from "../i18n.js";
 import { getJSON } from "../api.js";
 import { $, button, cardRow, cell } from "./dom.js";
 import { announcerFor, call } from "./desk.js";
@@ -27,7 +28,7 @@ function ensureBeaconMap() {
     $("#b-lon").value = lng.toFixed(7);
     placing?.setLatLng([lat, lng]);
     if (!placing) placing = L.circleMarker([lat, lng], { radius: 9, color: "#1d4ed8" }).addTo(beaconMap);
-    announce("Position set from the map: save the beacon to keep it.");
+    announce(t("mod.b.fromMap"));
   });
   // With no beacon yet, the map opens where the notes are, not on the world.
   openOnBusiestArea(beaconMap, call, { unless: () => known.length > 0 || placing !== null }).catch(() => {});
@@ -43,7 +44,7 @@ function editBeacon(beacon) {
   $("#b-name").value = beacon.name;
   $("#beacon-error").textContent = "";
   beaconMap?.setView([beacon.lat, beacon.lon], 19);
-  announce(`Editing ${beacon.name || key(beacon)}: click the map to move it.`);
+  announce(t("mod.b.editing", { name: beacon.name || key(beacon) }));
 }
 
 /** Edits the beacon `uuid:major:minor` (from the audit log), or says it is gone. */
@@ -58,7 +59,7 @@ export function focusBeacon(reference) {
   $("#b-uuid").value = uuid ?? "";
   $("#b-major").value = major ?? "";
   $("#b-minor").value = minor ?? "";
-  announce(`Beacon ${reference} is no longer registered: fill in a position to register it again.`);
+  announce(t("mod.b.gone", { id: reference }));
 }
 
 export async function loadBeacons() {
@@ -73,20 +74,20 @@ export async function loadBeacons() {
     for (const beacon of beacons) {
       const actions = cell("", "actions");
       const id = `${beacon.uuid}/${beacon.major}/${beacon.minor}`;
-      const edit = button("Edit / move", () => editBeacon(beacon));
-      edit.setAttribute("aria-label", `Edit or move ${beacon.name || key(beacon)}`);
-      const remove = button("Remove", async () => {
-        if (!confirm(`Remove beacon ${beacon.name || id}? Posts placed by it keep their position.`)) return;
+      const edit = button(t("mod.b.edit"), () => editBeacon(beacon));
+      edit.setAttribute("aria-label", t("mod.b.editLabel", { name: beacon.name || key(beacon) }));
+      const remove = button(t("mod.b.remove"), async () => {
+        if (!confirm(t("mod.b.confirmRemove", { name: beacon.name || id }))) return;
         try {
           await call("DELETE", `/api/v1/moderation/beacons/${id}`);
           loadBeacons();
         } catch (error) { announce(error.message); }
       }, "danger");
-      remove.setAttribute("aria-label", `Remove ${beacon.name || key(beacon)}`);
+      remove.setAttribute("aria-label", t("mod.b.removeLabel", { name: beacon.name || key(beacon) }));
       actions.append(edit, remove);
-      const row = cardRow([cell(beacon.name, "name", "Name"), cell(key(beacon), "beacon", "Beacon"),
-        cell(`${beacon.lat.toFixed(6)}, ${beacon.lon.toFixed(6)}`, "position", "Position"),
-        cell(beacon.floor === null ? "" : String(beacon.floor), "floor", "Floor"), actions]);
+      const row = cardRow([cell(beacon.name, "name", t("mod.name")), cell(key(beacon), "beacon", t("mod.beacon")),
+        cell(`${beacon.lat.toFixed(6)}, ${beacon.lon.toFixed(6)}`, "position", t("mod.position")),
+        cell(beacon.floor === null ? "" : String(beacon.floor), "floor", t("mod.floor")), actions]);
       row.dataset.beacon = key(beacon);
       body.append(row);
       if (beaconLayer) {
@@ -100,7 +101,7 @@ export async function loadBeacons() {
       }
     }
     if (beaconMap && beacons.length) beaconMap.fitBounds(beacons.map((b) => [b.lat, b.lon]), { maxZoom: 18, padding: [30, 30] });
-    announce(`${beacons.length} ${beacons.length === 1 ? "beacon" : "beacons"} registered.`);
+    announce(t("mod.b.count", { count: beacons.length }));
   } catch (error) {
     announce(error.message);
   }

@@ -1,6 +1,7 @@
 // The dashboard's charts (Chart.js 3, the global `Chart` from /vendor/chartjs) and, for each, the
 // same numbers in a real table one click away. Series differ by colour and by dash or point
 // shape, so no one needs to tell colours apart. No animation: the numbers are there at once.
+import { t } from "../i18n.js";
 import { bucketLabel, element } from "./dom.js";
 
 // Okabe and Ito's colours, told apart with any colour vision; grey for the tags not drawn alone.
@@ -48,7 +49,7 @@ export function drawChart(canvas, { type, labels, series, stacked = false }) {
  * The chart's numbers as a table: one row per bucket (its UTC start in a <time>), one column
  * per series, and the totals in the footer.
  */
-export function fillTable(table, { starts, bucket, series, firstColumn = "Period (UTC)" }) {
+export function fillTable(table, { starts, bucket, series, firstColumn = t("mod.period") }) {
   const head = element("tr");
   head.append(element("th", { text: firstColumn, attributes: { scope: "col" } }),
     ...series.map((item) => element("th", { text: item.label, attributes: { scope: "col" } })));
@@ -60,7 +61,7 @@ export function fillTable(table, { starts, bucket, series, firstColumn = "Period
     return row;
   });
   const total = element("tr");
-  total.append(element("th", { text: "Total", attributes: { scope: "row" } }),
+  total.append(element("th", { text: t("mod.total"), attributes: { scope: "row" } }),
     ...series.map((item) => element("td", { className: "number", text: String(item.data.reduce((sum, value) => sum + value, 0)) })));
   table.querySelector("thead").replaceChildren(head);
   table.querySelector("tbody").replaceChildren(...rows);

@@ -2,6 +2,8 @@
 // by hour, 30 days by day, 26 weeks by week, in UTC like the server's buckets): totals, notes and
 // moderation over time, tags over time, a map of activity, the reported queue (most reported
 // first, to open or hide), and the latest actions of the audit log.
+import { dateTimeText, language, t } from "../i18n.js";
+import { humanError } from "../errors.js";
 import { $, bucketLabel, button, element } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
 import { drawChart, fillTable, OTHER_COLOUR, PALETTE } from "./charts.js";
@@ -16,10 +18,10 @@ const RECENT_ACTIONS = 10;
 let loads = 0;
 
 const ACTIVITY = [
-  { key: "posts", label: "Notes posted", colour: "#0072B2", point: "circle" },
-  { key: "reports", label: "Reports", colour: "#D55E00", dash: [6, 4], point: "triangle" },
-  { key: "hidden", label: "Hidden", colour: "#9A6700", dash: [2, 3], point: "rect" },
-  { key: "deleted", label: "Deleted", colour: "#4b4b55", dash: [10, 3, 2, 3], point: "crossRot" },
+  { key: "posts", label: "mod.series.posts", colour: "#0072B2", point: "circle" },
+  { key: "reports", label: "mod.series.reports", colour: "#D55E00", dash: [6, 4], point: "triangle" },
+  { key: "hidden", label: "mod.series.hidden", colour: "#9A6700", dash: [2, 3], point: "rect" },
+  { key: "deleted", label: "mod.series.deleted", colour: "#4b4b55", dash: [10, 3, 2, 3], point: "crossRot" },
 ];
 
 const TOTALS = [
@@ -30,20 +32,20 @@ const TOTALS = [
 function renderSummary(stats) {
   const { totals } = stats;
   const range = $("#d-range");
-  range.textContent = `${bucketLabel(stats.from, "hour")} to ${bucketLabel(stats.to, "hour")} UTC, by ${stats.bucket}.`;
+  range.textContent = t("mod.range", { from: bucketLabel(stats.from, "hour"), to: bucketLabel(stats.to, "hour"), bucket: t(`mod.bucket.${stats.bucket}`) });
   range.dataset.from = stats.from; // the exact range asked for, so the numbers can be checked
   range.dataset.to = stats.to;
   $("#d-totals").replaceChildren(...TOTALS.map(([key, name]) => {
     const item = element("li", { className: key === "replies" || key === "likes" ? "quiet" : "" });
     item.dataset.key = key;
-    item.append(element("strong", { text: String(totals[key] ?? 0) }), ` ${name}`);
+    item.append(element("strong", { text: String(totals[key] ?? 0) }), ` ${t(`mod.total.${key}`)}`);
     return item;
   }));
 }
 
 function renderActivity(stats) {
   const starts = stats.buckets.map((bucket) => bucket.start);
-  const series = ACTIVITY.map((item) => ({ ...item, data: stats.buckets.map((bucket) => bucket[item.key]) }));
+  const series = ACTIVITY.map((item) => ({ ...item, label: t(item.label), data: stats.buckets.map((bucket) => bucket[item.key]) }));
   const labels = starts.map((start) => bucketLabel(start, stats.bucket));
   drawChart($("#chart-activity"), { type: "line", labels, series });
   fillTable($("#table-activity"), { starts, bucket: stats.bucket, series });
@@ -59,7 +61,7 @@ function tagSeries(stats) {
   if (drawn.length < tags.length) {
     const rest = new Set(drawn);
     series.push({
-      key: "", label: `other tags (${tags.length - drawn.length})`, colour: OTHER_COLOUR,
+      key: "", label: t("mod.otherTags", { count: tags.length - drawn.length }), colour: OTHER_COLOUR,
       data: stats.buckets.map((bucket) => Object.entries(bucket.byTag).reduce((sum, [tag, count]) => sum + (rest.has(tag) ? 0 : count), 0)),
     });
   }
@@ -78,18 +80,18 @@ function queueItem(post) {
   const item = element("li", { className: `queue-item ${post.status}` });
   item.dataset.id = String(post.id);
   const count = element("p", { className: "count" });
-  count.append(element("strong", { text: String(post.reportCount) }), post.reportCount === 1 ? " report" : " reports");
+  count.append(element("strong", { text: String(post.reportCount) }), t("mod.queue.reports", { count: post.reportCount }));
   const meta = element("p", {
     className: "meta",
-    text: `Note ${post.id} · ${post.tag} · ${new Date(post.createdAt).toLocaleString()}${post.status === "visible" ? "" : ` · ${post.status}`}`,
+    text: `${t("mod.queue.meta", { id: String(post.id), tag: post.tag, when: dateTimeText(post.createdAt) })}${post.status === "visible" ? "" : ` · ${t(`mod.${post.status}`)}`}`,
   });
   const actions = element("p", { className: "queue-actions" });
-  const open = button("Open", () => focusNote(post), "secondary");
-  open.setAttribute("aria-label", `Open note ${post.id} in Notes`);
+  const open = button(t("mod.open"), () => focusNote(post), "secondary");
+  open.setAttribute("aria-label", t("mod.openNote", { id: String(post.id) }));
   actions.append(open);
   if (post.status === "visible") {
-    const hideButton = button("Hide", () => hide([post.id], { reasonField: "#queue-reason", reload: loadDashboard, say: announce }));
-    hideButton.setAttribute("aria-label", `Hide note ${post.id}`);
+    const hideButton = button(t("mod.hide"), () => hide([post.id], { reasonField: "#queue-reason", reload: loadDashboard, say: announce }));
+    hideButton.setAttribute("aria-label", t("mod.hideNote", { id: String(post.id) }));
     actions.append(hideButton);
   }
   item.append(count, element("p", { className: "message", text: post.message }), meta, actions);
@@ -100,9 +102,9 @@ function renderQueue(posts) {
   const queue = posts.filter((post) => post.status !== "deleted" && post.reportCount > 0)
     .sort((a, b) => b.reportCount - a.reportCount || b.createdAt.localeCompare(a.createdAt) || b.id - a.id);
   $("#report-queue").replaceChildren(...queue.slice(0, QUEUE_LENGTH).map(queueItem));
-  $("#d-queue-count").textContent = queue.length === 0 ? "No reported notes."
-    : queue.length > QUEUE_LENGTH ? `The ${QUEUE_LENGTH} most reported of ${queue.length}${posts.length >= 500 ? "+" : ""} reported notes.`
-      : `${queue.length} reported note${queue.length === 1 ? "" : "s"}, most reported first.`;
+  $("#d-queue-count").textContent = queue.length === 0 ? t("mod.queue.none")
+    : queue.length > QUEUE_LENGTH ? t("mod.queue.top", { shown: QUEUE_LENGTH, count: `${queue.length}${posts.length >= 500 ? "+" : ""}` })
+      : t("mod.queue.count", { count: queue.length });
 }
 
 export async function loadDashboard() {
@@ -127,7 +129,7 @@ export async function loadDashboard() {
     $("#d-audit-none").hidden = audit.entries.length > 0;
     section.dataset.loaded = bucket;
   } catch (error) {
-    if (load === loads) announce(`The dashboard could not be loaded: ${error.message}`);
+    if (load === loads) announce(t("mod.dashboardFailed", { reason: humanError(error) }));
   } finally {
     if (load === loads) section.removeAttribute("aria-busy");
   }

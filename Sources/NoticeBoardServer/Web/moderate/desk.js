@@ -1,6 +1,7 @@
 // What every part of the moderation page shares: the session's token and its calls, the status
 // line (with an optional action, such as Undo, for a few seconds), and which view is shown.
 import { request, query } from "../api.js";
+import { t } from "../i18n.js";
 import { $, button } from "./dom.js";
 
 const status = $("#status");
@@ -31,7 +32,7 @@ export async function call(method, path, { params, body } = {}) {
   try {
     return await request(method, path, { params, body, headers: { Authorization: `Bearer ${token}` } });
   } catch (error) {
-    if (error.status === 401 && path !== "/api/v1/auth/token") sessionEnded("Your session ended: log in again.");
+    if (error.status === 401 && path !== "/api/v1/auth/token") sessionEnded(t("mod.sessionEnded"));
     throw error;
   }
 }
@@ -39,7 +40,7 @@ export async function call(method, path, { params, body } = {}) {
 /** A moderator's download (not JSON): the response as a Blob. */
 export async function fetchBlob(path, params = {}) {
   const response = await fetch(path + query(params), { headers: { Authorization: `Bearer ${token}` } });
-  if (response.status === 401) sessionEnded("Your session ended: log in again.");
+  if (response.status === 401) sessionEnded(t("mod.sessionEnded"));
   if (!response.ok) {
     const body = await response.json().catch(() => null);
     throw new Error(body?.error?.message ?? `HTTP ${response.status}`);

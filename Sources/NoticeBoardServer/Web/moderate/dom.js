@@ -1,4 +1,5 @@
 // Small builders for the moderation page: every text goes in as text, never as HTML.
+import { language, t } from "../i18n.js";
 
 export const $ = (selector) => document.querySelector(selector);
 
@@ -35,14 +36,17 @@ export function button(label, onClick, className) {
   return node;
 }
 
-const utcFormats = {
-  hour: new Intl.DateTimeFormat(undefined, { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
-  day: new Intl.DateTimeFormat(undefined, { timeZone: "UTC", weekday: "short", day: "numeric", month: "short" }),
-  week: new Intl.DateTimeFormat(undefined, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" }),
-};
+// Made for the page's language when first asked, and again after a switch.
+const formats = (language) => ({
+  hour: new Intl.DateTimeFormat(language, { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
+  day: new Intl.DateTimeFormat(language, { timeZone: "UTC", weekday: "short", day: "numeric", month: "short" }),
+  week: new Intl.DateTimeFormat(language, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" }),
+});
+let made = { language: null, formats: null };
 
 /** A bucket's start as people read it, in UTC like the buckets themselves. */
 export function bucketLabel(start, bucket) {
-  const text = utcFormats[bucket].format(new Date(start));
-  return bucket === "week" ? `Week of ${text}` : text;
+  if (made.language !== language) made = { language, formats: formats(language) };
+  const text = made.formats[bucket].format(new Date(start));
+  return bucket === "week" ? t("mod.weekOf", { date: text }) : text;
 }

@@ -3,8 +3,10 @@
 // (audit.js), beacons (beacons.js), and places with their announcements (places.js). Every text
 // from the board is shown as text, never HTML.
 import { request } from "../api.js";
+import { humanError } from "../errors.js";
+import { onLanguage, setUpLanguagePicker, startI18n, t } from "../i18n.js";
 import { $ } from "./dom.js";
-import { announce, announcerFor, call, endSession, hasSession, onSessionEnd, registerView, showView, startSession } from "./desk.js";
+import { announce, announcerFor, call, currentView, endSession, hasSession, onSessionEnd, registerView, showView, startSession } from "./desk.js";
 import { loadDashboard, setUpDashboard } from "./dashboard.js";
 import { loadNotesView, setUpNotes, unfocus } from "./notes.js";
 import { setUpReplies } from "./replies.js";
@@ -14,11 +16,15 @@ import { loadPlaces, setUpPlaceEditor } from "./places.js";
 
 // Sessions
 
+let moderatorName = null;
+const showWho = () => { $("#who-name").textContent = moderatorName ? t("mod.loggedInAs", { name: moderatorName }) : t("mod.loggedIn"); };
+
 function loggedIn(name) {
+  moderatorName = name;
   $("#login").hidden = true;
   $("#mod-nav").hidden = false;
   $("#who").hidden = false;
-  $("#who-name").textContent = name ? `Logged in as ${name}` : "Logged in";
+  showWho();
   showView("dashboard");
 }
 
@@ -41,13 +47,13 @@ $("#login").addEventListener("submit", async (event) => {
     $("#password").value = "";
     loggedIn(username);
   } catch (error) {
-    $("#login-error").textContent = error.message;
+    $("#login-error").textContent = error.status === 401 ? t("mod.loginWrong") : humanError(error);
   }
 });
 
 $("#logout").addEventListener("click", async () => {
   try { await call("DELETE", "/api/v1/auth/token"); } catch { /* the token is dropped either way */ }
-  loggedOut("Logged out.");
+  loggedOut(t("mod.loggedOut"));
 });
 
 // Views: tabs chosen by click, or by the arrow keys, Home and End within the tab list.
@@ -76,6 +82,14 @@ registerView("audit", () => loadAudit());
 registerView("beacons", loadBeacons);
 registerView("places", () => loadPlaces());
 
+// The page's words in the chosen language (kept with the public page's choice), switched on the fly.
+startI18n();
+setUpLanguagePicker($("#language"));
+// A switch redraws the view in front in the new words (its lists, dates and counts).
+onLanguage(() => {
+  showWho();
+  if (hasSession() && currentView()) showView(currentView());
+});
 onSessionEnd(loggedOut);
 setUpDashboard();
 setUpNotes();
@@ -83,4 +97,4 @@ setUpReplies();
 setUpAudit();
 setUpBeacons();
 setUpPlaceEditor({ call, announce: announcerFor("places") });
-if (hasSession()) loggedIn(sessionStorage.getItem("noticeboard-moderator")); else loggedOut("Log in to moderate.");
+if (hasSession()) loggedIn(sessionStorage.getItem("noticeboard-moderator")); else loggedOut(t("mod.logInToModerate"));

@@ -3,6 +3,7 @@
 // delete one with a reason; show one note alone (from the audit log or the reported queue);
 // download what the filters find as CSV; open a note's replies beneath it, with the same actions
 // (replies.js). On a phone each row is a card (moderate.css).
+import { dateTimeText, t } from "../i18n.js";
 import { $, button, cardRow, cell, element } from "./dom.js";
 import { announce as announceAnywhere, announcerFor, call, fetchBlob, showView } from "./desk.js";
 import { loadReplies, showRepliesOf } from "./replies.js";
@@ -49,34 +50,34 @@ function noteFilters() {
 
 function noteRow(post) {
   const select = element("td", { className: "select" });
-  const box = element("input", { className: "pick", attributes: { type: "checkbox", "aria-label": `Select note ${post.id}` } });
+  const box = element("input", { className: "pick", attributes: { type: "checkbox", "aria-label": t("mod.n.select", { id: String(post.id) }) } });
   select.append(box);
-  const client = cell("", "client", "Client");
+  const client = cell("", "client", t("mod.client"));
   if (post.clientId) {
     const link = button(post.clientId.slice(0, 8), () => {
       $("#f-client").value = post.clientId;
       focused = null;
       loadNotes();
     }, "link");
-    link.setAttribute("aria-label", `Other notes from client ${post.clientId.slice(0, 8)}`);
+    link.setAttribute("aria-label", t("mod.n.otherFromClient", { id: post.clientId.slice(0, 8) }));
     client.append(link);
   }
   const actions = element("td", { className: "actions" });
   const named = (label, onClick, className) => {
     const action = button(label, onClick, className);
-    action.setAttribute("aria-label", `${label.replace("…", "")} note ${post.id}`);
+    action.setAttribute("aria-label", t("mod.n.actionOn", { action: label.replace("…", ""), id: String(post.id) }));
     return action;
   };
-  if (post.status === "visible") actions.append(named("Hide", () => hide([post.id])));
-  if (post.status === "hidden") actions.append(named("Restore", () => restore([post.id])));
-  if (post.status !== "deleted") actions.append(named("Delete…", () => askDelete(post), "danger"));
+  if (post.status === "visible") actions.append(named(t("mod.hide"), () => hide([post.id])));
+  if (post.status === "hidden") actions.append(named(t("mod.restore"), () => restore([post.id])));
+  if (post.status !== "deleted") actions.append(named(t("mod.deleteAsk"), () => askDelete(post), "danger"));
   const replies = button(repliesLabel(post), () => toggleReplies(post, row, replies), "secondary replies-toggle");
   replies.setAttribute("aria-expanded", "false");
   replies.setAttribute("aria-controls", `replies-of-${post.id}`);
   actions.append(replies);
-  const row = cardRow([select, cell(String(post.id), "id", "Id"), cell(new Date(post.createdAt).toLocaleString(), "when", "When"),
-    cell(post.tag, "tag", "Tag"), cell(post.message, "message"), cell(post.status, "status", "Status"),
-    cell(String(post.reportCount), "reports", "Reports"), client, actions], post.status);
+  const row = cardRow([select, cell(String(post.id), "id", t("mod.id")), cell(dateTimeText(post.createdAt), "when", t("mod.when")),
+    cell(post.tag, "tag", t("mod.tag")), cell(post.message, "message"), cell(post.status, "status", t("mod.status")),
+    cell(String(post.reportCount), "reports", t("mod.reports")), client, actions], post.status);
   row.dataset.id = String(post.id);
   if (focused?.id === post.id) row.classList.add("focused");
   return row;
@@ -84,7 +85,7 @@ function noteRow(post) {
 
 function repliesLabel(post) {
   const count = post.replyCount ?? 0;
-  return count === 0 ? "Replies" : `Replies (${count})`;
+  return count === 0 ? t("mod.n.replies") : t("mod.n.repliesCount", { count });
 }
 
 /** Opens (or closes) a note's replies in a row beneath it: each reply beside its note. */
@@ -100,10 +101,10 @@ function toggleReplies(post, row, toggle) {
   expanded.add(post.id);
   toggle.setAttribute("aria-expanded", "true");
   const td = element("td", { className: "replies-cell", attributes: { colspan: String(COLUMNS) } });
-  td.append(element("p", { className: "hint", text: "Loading replies…" }));
+  td.append(element("p", { className: "hint", text: t("mod.n.loadingReplies") }));
   const repliesRow = cardRow([td], "replies-row");
   repliesRow.id = `replies-of-${post.id}`;
-  repliesRow.setAttribute("aria-label", `Replies to note ${post.id}`);
+  repliesRow.setAttribute("aria-label", t("mod.n.repliesTo", { id: String(post.id) }));
   (existing ?? row).after(repliesRow);
   existing?.remove();
   return showRepliesOf(post.id, td, announce);
@@ -127,7 +128,7 @@ export function loadNotesView() {
 
 export async function loadNotes(append = false) {
   $("#note-focus").hidden = !focused;
-  if (focused) $("#note-focus-text").textContent = `Showing note ${focused.id} only.`;
+  if (focused) $("#note-focus-text").textContent = t("mod.n.showingOnly", { id: String(focused.id) });
   const load = ++loads;
   try {
     const page = await call("GET", "/api/v1/moderation/posts", { params: { ...noteFilters(), limit: 100, cursor: append ? notesCursor : null } });
@@ -148,8 +149,8 @@ export async function loadNotes(append = false) {
     }
     notesCursor = focused ? null : page.nextCursor;
     $("#notes-more").hidden = !notesCursor;
-    if (focused) announce(posts.length ? `Note ${focused.id}, shown alone.` : `Note ${focused.id} is not on the board.`);
-    else announce(`${shown.size}${notesCursor ? "+" : ""} notes match.`);
+    if (focused) announce(t(posts.length ? "mod.n.alone" : "mod.n.notOnBoard", { id: String(focused.id) }));
+    else announce(t("mod.n.match", { count: `${shown.size}${notesCursor ? "+" : ""}` }));
   } catch (error) {
     if (load === loads) announce(error.message);
   }
@@ -179,7 +180,7 @@ export function showReported() {
  * hidden and deleted ones found in their (short) lists.
  */
 export async function openNote(id) {
-  announceAnywhere(`Looking for note ${id}…`);
+  announceAnywhere(t("mod.n.looking", { id: String(id) }));
   let post = null;
   try {
     post = await call("GET", `/api/v1/posts/${id}`);
@@ -190,7 +191,7 @@ export async function openNote(id) {
     } catch (searchError) { announceAnywhere(searchError.message); return; }
   }
   if (!post) {
-    announceAnywhere(`Note ${id} was not found among visible, hidden or deleted notes.`);
+    announceAnywhere(t("mod.n.notFound", { id: String(id) }));
     return;
   }
   await focusNote(post);
@@ -226,40 +227,40 @@ async function act(ids, action, reason) {
   return [done, failures];
 }
 
-const counted = (ids) => (ids.length === 1 ? `note ${ids[0]}` : `${ids.length} notes`);
-const failed = (failures) => (failures.length ? ` Failed: ${failures.join("; ")}` : "");
+const counted = (ids) => (ids.length === 1 ? t("mod.n.one", { id: String(ids[0]) }) : t("mod.n.many", { count: ids.length }));
+const failed = (failures) => (failures.length ? t("mod.n.failed", { list: failures.join("; ") }) : "");
 
 /** Hides notes with the reason given (required); for a few seconds the status line offers Undo. */
 export async function hide(ids, { reasonField = "#bulk-reason", reload = loadNotes, say = announce } = {}) {
   const reason = $(reasonField).value.trim();
   if (!reason) {
-    say("Give a reason to hide notes.");
+    say(t("mod.n.needReason"));
     $(reasonField).focus();
     return;
   }
-  say(`Hiding ${counted(ids)}…`);
+  say(t("mod.n.hiding", { what: counted(ids) }));
   const [done, failures] = await act(ids, "hide", reason);
   await reload();
   const undo = done.length ? {
-    label: "Undo", seconds: UNDO_SECONDS, description: `Undo: restore ${counted(done)}`,
+    label: t("mod.undo"), seconds: UNDO_SECONDS, description: t("mod.n.undoRestore", { what: counted(done) }),
     run: async () => {
-      say(`Restoring ${counted(done)}…`);
+      say(t("mod.n.restoring", { what: counted(done) }));
       const [restored, undoFailures] = await act(done, "restore", "undo");
       await reload();
-      say(`Undone: restored ${counted(restored)}.${failed(undoFailures)}`);
+      say(`${t("mod.n.undone", { what: counted(restored) })}${failed(undoFailures)}`);
     },
   } : undefined;
-  say(`Hid ${done.length === 1 ? `note ${done[0]}` : `${done.length} notes`}.${failed(failures)}`, { action: undo });
+  say(`${t("mod.n.hid", { what: counted(done) })}${failed(failures)}`, { action: undo });
 }
 
 /** Restores notes with the restore's own reason (optional: none is sent as none). */
 async function restore(ids) {
   const reason = $("#restore-reason").value.trim();
-  announce(`Restoring ${counted(ids)}…`);
+  announce(t("mod.n.restoring", { what: counted(ids) }));
   const [done, failures] = await act(ids, "restore", reason);
   $("#restore-reason").value = ""; // one restore's reason is not the next one's
   await loadNotes();
-  announce(`Restored ${done.length === 1 ? `note ${done[0]}` : `${done.length} notes`}${reason ? ` (${reason})` : ""}.${failed(failures)}`);
+  announce(`${t("mod.n.restored", { what: counted(done), reason: reason ? ` (${reason})` : "" })}${failed(failures)}`);
 }
 
 // Deleting: always confirmed, always with a reason. Notes and replies share the dialog.
@@ -269,7 +270,7 @@ let deleting = null; // {kind, id, message, path, after, say}
 /** Asks to delete a note or a reply (`kind`) at `path`; `after` reloads what showed it. */
 export function askDeletion(item) {
   deleting = item;
-  $("#delete-kind").textContent = item.kind;
+  $("#delete-kind").textContent = t(`mod.kind.${item.kind}`);
   $("#delete-id").textContent = String(item.id);
   $("#delete-preview").textContent = item.message;
   $("#delete-reason").value = "";
@@ -286,7 +287,7 @@ async function confirmDelete(event) {
   event.preventDefault();
   const reason = $("#delete-reason").value.trim();
   if (!reason) {
-    $("#delete-error").textContent = "A reason is required.";
+    $("#delete-error").textContent = t("mod.n.reasonRequired");
     return;
   }
   const item = deleting;
@@ -294,7 +295,7 @@ async function confirmDelete(event) {
     await call("DELETE", item.path, { body: { reason } });
     $("#delete-dialog").close();
     await item.after();
-    item.say(`Deleted ${item.kind} ${item.id}.`);
+    item.say(t("mod.n.deleted", { kind: t(`mod.kind.${item.kind}`), id: String(item.id) }));
   } catch (error) {
     $("#delete-error").textContent = error.message;
   }
@@ -315,7 +316,7 @@ async function downloadCSV() {
   const filters = noteFilters();
   const link = $("#download-csv");
   link.disabled = true;
-  announce("Preparing the CSV file…");
+  announce(t("mod.n.preparing"));
   try {
     const blob = await fetchBlob("/api/v1/moderation/posts.csv", filters);
     const url = URL.createObjectURL(blob);
@@ -324,9 +325,9 @@ async function downloadCSV() {
     anchor.click();
     anchor.remove();
     setTimeout(() => URL.revokeObjectURL(url), 60_000);
-    announce(`Downloaded ${anchor.download}${focused ? ` (note ${focused.id} only)` : ""}.`);
+    announce(t("mod.n.downloaded", { file: anchor.download, only: focused ? t("mod.n.onlyNote", { id: String(focused.id) }) : "" }));
   } catch (error) {
-    announce(`No CSV: ${error.message}`);
+    announce(t("mod.n.noCsv", { reason: error.message }));
   } finally {
     link.disabled = false;
   }
@@ -363,11 +364,11 @@ export function setUpNotes() {
   });
   $("#hide-selected").addEventListener("click", () => {
     const ids = selectedIds().filter((id) => shown.get(id)?.status === "visible");
-    ids.length ? hide(ids) : announce("Nothing to hide: select visible notes first.");
+    ids.length ? hide(ids) : announce(t("mod.n.nothingToHide"));
   });
   $("#restore-selected").addEventListener("click", () => {
     const ids = selectedIds().filter((id) => shown.get(id)?.status === "hidden");
-    ids.length ? restore(ids) : announce("Nothing to restore: select hidden notes first.");
+    ids.length ? restore(ids) : announce(t("mod.n.nothingToRestore"));
   });
   $("#download-csv").addEventListener("click", downloadCSV);
   $("#delete-cancel").addEventListener("click", () => $("#delete-dialog").close());

@@ -2,6 +2,7 @@
 // markers, a dot between two corners inserts one), name it, give it floors, save it; the places
 // already made are listed (edit, delete) and drawn faintly; each place carries announcements.
 // Every text from the board is shown as text, never HTML.
+import { dateTimeText, t } from "../i18n.js";
 import { getJSON } from "../api.js";
 import { unwrapRing } from "../geo.js";
 import { openOnBusiestArea } from "./busiest.js";
@@ -37,8 +38,8 @@ function ringLatLngs() {
 
 function countText() {
   const count = corners.length;
-  if (count === 0) return "No corners yet";
-  return `${count} corner${count === 1 ? "" : "s"}${count < 3 ? ` (at least 3 make a place)` : ""}`;
+  if (count === 0) return t("mod.p.noCorners");
+  return `${t("mod.p.corners", { count })}${count < 3 ? t("mod.p.atLeast3") : ""}`;
 }
 
 function redraw() {
@@ -59,10 +60,10 @@ function redraw() {
       addCorner(middle, index + 1);
       corners[index + 1].getElement()?.focus();
     });
-    marker.on("add", () => labelMarker(marker, `Add a corner between corners ${index + 1} and ${(index + 1) % latLngs.length + 1}`));
+    marker.on("add", () => labelMarker(marker, t("mod.p.addBetween", { a: index + 1, b: (index + 1) % latLngs.length + 1 })));
     midpoints.push(marker.addTo(editLayer));
   }
-  corners.forEach((corner, index) => labelMarker(corner, `Corner ${index + 1} of ${corners.length}: drag or use the arrow keys to move it, Delete removes it`));
+  corners.forEach((corner, index) => labelMarker(corner, t("mod.p.cornerLabel", { n: index + 1, count: corners.length })));
   $("#vertex-count").textContent = countText();
 }
 
@@ -113,7 +114,7 @@ function nudge(corner, event) {
     corner.remove();
     redraw();
     (corners[Math.min(index, corners.length - 1)]?.getElement() ?? $("#place-map")).focus();
-    announce(`Removed corner ${index + 1}.`);
+    announce(t("mod.p.removedCorner", { n: index + 1 }));
     return;
   }
   const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[event.key];
@@ -209,7 +210,7 @@ function startNew() {
   editing = null;
   slugTouched = false;
   $("#place-form").reset();
-  $("#place-form-heading").textContent = "New place";
+  $("#place-form-heading").textContent = t("mod.p.newPlace");
   $("#p-slug").readOnly = false;
   $("#announcements-section").hidden = true;
   clearErrors();
@@ -221,7 +222,7 @@ function edit(place, { keepDrawing = false } = {}) {
   editing = place;
   slugTouched = true;
   clearErrors();
-  $("#place-form-heading").textContent = `Editing ${place.name}`;
+  $("#place-form-heading").textContent = t("mod.p.editingHeading", { name: place.name });
   $("#p-name").value = place.name;
   $("#p-slug").value = place.slug;
   $("#p-description").value = place.description ?? "";
@@ -236,9 +237,9 @@ function edit(place, { keepDrawing = false } = {}) {
   }
   $("#p-slug").readOnly = true; // another slug would be another place: "New place" starts one
   $("#announcements-section").hidden = false;
-  $("#announcements-heading").textContent = `Announcements for ${place.name}`;
+  $("#announcements-heading").textContent = t("mod.p.announcementsFor", { name: place.name });
   loadAnnouncements();
-  if (!keepDrawing) announce(`Editing ${place.name}: drag its corners, change its details, save.`);
+  if (!keepDrawing) announce(t("mod.p.editing", { name: place.name }));
 }
 
 async function save(event) {
@@ -248,15 +249,15 @@ async function save(event) {
   const low = $("#p-floor-min").value;
   const high = $("#p-floor-max").value;
   if (!/^[a-z0-9-]{1,64}$/.test(slug)) {
-    showFieldError("slug", "Use 1 to 64 of a–z, 0–9 and -.");
+    showFieldError("slug", t("mod.p.slugRule"));
     return;
   }
   if ((low === "") !== (high === "")) {
-    showFieldError("floors", "Give both the lowest and the highest floor, or neither.");
+    showFieldError("floors", t("mod.p.floorsBoth"));
     return;
   }
   if (low !== "" && Number(low) > Number(high)) {
-    showFieldError("floors", "The lowest floor must not be above the highest.");
+    showFieldError("floors", t("mod.p.floorsOrder"));
     return;
   }
   const body = {
@@ -271,22 +272,22 @@ async function save(event) {
     const place = await call("PUT", `/api/v1/moderation/places/${slug}`, { body });
     await loadPlaces();
     edit(place, { keepDrawing: true });
-    announce(`Saved ${place.name}.`);
+    announce(t("mod.p.saved", { name: place.name }));
   } catch (error) {
     showFieldError(error.field, error.message);
-    announce(`Not saved: ${error.message}`);
+    announce(t("mod.p.notSaved", { reason: error.message }));
   } finally {
     button.disabled = false;
   }
 }
 
 async function remove(place) {
-  if (!confirm(`Delete the place ${place.name}? Its announcements go with it; its notes stay on the board.`)) return;
+  if (!confirm(t("mod.p.confirmDelete", { name: place.name }))) return;
   try {
     await call("DELETE", `/api/v1/moderation/places/${place.slug}`);
     if (editing?.slug === place.slug) startNew();
     await loadPlaces();
-    announce(`Deleted ${place.name}.`);
+    announce(t("mod.p.deleted", { name: place.name }));
   } catch (error) {
     announce(error.message);
   }
@@ -296,14 +297,15 @@ async function remove(place) {
 
 function placeRow(place) {
   const actions = cell("", "actions");
-  const editButton = button("Edit", () => edit(place));
-  editButton.setAttribute("aria-label", `Edit ${place.name}`);
-  const deleteButton = button("Delete…", () => remove(place), "danger");
-  deleteButton.setAttribute("aria-label", `Delete ${place.name}`);
+  const editButton = button(t("mod.p.edit"), () => edit(place));
+  editButton.setAttribute("aria-label", t("mod.p.editLabel", { name: place.name }));
+  const deleteButton = button(t("mod.deleteAsk"), () => remove(place), "danger");
+  deleteButton.setAttribute("aria-label", t("mod.p.deleteLabel", { name: place.name }));
   actions.append(editButton, deleteButton);
-  const row = cardRow([cell(place.name, "name", "Name"), cell(place.slug, "slug", "Slug"),
-    cell(String(unwrapRing(place.polygon).length), "corners", "Corners"),
-    cell(place.floors ? `${place.floors[0]} to ${place.floors[1]}` : "all", "floors", "Floors"), cell(String(place.postCount), "count", "Notes"), actions]);
+  const row = cardRow([cell(place.name, "name", t("mod.name")), cell(place.slug, "slug", t("mod.slug")),
+    cell(String(unwrapRing(place.polygon).length), "corners", t("mod.corners")),
+    cell(place.floors ? t("mod.p.floorRange", { low: String(place.floors[0]), high: String(place.floors[1]) }) : t("mod.all"), "floors", t("mod.floors")),
+    cell(String(place.postCount), "count", t("mod.notes")), actions]);
   row.dataset.slug = place.slug;
   return row;
 }
@@ -325,7 +327,7 @@ export async function openPlace(slug) {
     edit(place);
     document.querySelector(`#places-table tr[data-slug="${CSS.escape(slug)}"]`)?.scrollIntoView({ block: "nearest" });
   } catch (error) {
-    announce(error.status === 404 ? `The place ${slug} no longer exists.` : error.message);
+    announce(error.status === 404 ? t("mod.p.gone", { slug }) : error.message);
   }
 }
 
@@ -346,7 +348,7 @@ export async function loadPlaces(append = false) {
     }
     placesCursor = page.nextCursor;
     $("#places-more").hidden = !placesCursor;
-    announce(`${known.size}${placesCursor ? "+" : ""} place${known.size === 1 ? "" : "s"}.`);
+    announce(t("mod.p.count", { count: placesCursor ? `${known.size}+` : known.size }));
   } catch (error) {
     announce(error.message);
   }
@@ -374,22 +376,22 @@ async function loadAnnouncements() {
       message.textContent = item.message;
       const until = document.createElement("p");
       until.className = "until";
-      until.textContent = `Until ${new Date(item.until).toLocaleString()}`;
-      const removeButton = button("Delete", async () => {
+      until.textContent = t("mod.p.until", { when: dateTimeText(item.until) });
+      const removeButton = button(t("mod.delete"), async () => {
         try {
           await call("DELETE", `/api/v1/moderation/announcements/${item.id}`);
           await loadAnnouncements();
-          announce("Announcement deleted.");
+          announce(t("mod.p.announcementDeleted"));
         } catch (error) { announce(error.message); }
       }, "danger");
-      removeButton.setAttribute("aria-label", `Delete the announcement “${item.message.slice(0, 40)}”`);
+      removeButton.setAttribute("aria-label", t("mod.p.deleteAnnouncement", { text: item.message.slice(0, 40) }));
       entry.append(message, until, removeButton);
       return entry;
     }));
     if (!announcements.length) {
       const none = document.createElement("li");
       none.className = "none";
-      none.textContent = "No current announcements.";
+      none.textContent = t("mod.p.noAnnouncements");
       $("#announcement-list").replaceChildren(none);
     }
   } catch (error) {
@@ -405,14 +407,14 @@ async function addAnnouncement(event) {
   const untilText = $("#a-until").value;
   const until = untilText ? new Date(untilText) : null; // a datetime-local value is the moderator's local time
   if (!until || Number.isNaN(until.getTime())) {
-    $("#a-until-error").textContent = "Choose until when it is shown.";
+    $("#a-until-error").textContent = t("mod.p.chooseUntil");
     return;
   }
   try {
     await call("POST", `/api/v1/moderation/places/${editing.slug}/announcements`, { body: { message: $("#a-message").value, until: until.toISOString() } });
     $("#a-message").value = "";
     await loadAnnouncements();
-    announce(`Announced in ${editing.name}.`);
+    announce(t("mod.p.announced", { name: editing.name }));
   } catch (error) {
     const line = error.field === "message" ? "#a-message-error" : "#a-until-error";
     $(line).textContent = error.field && error.field !== "message" && error.field !== "until" ? `${error.field}: ${error.message}` : error.message;
@@ -426,11 +428,11 @@ export function setUpPlaceEditor(options) {
     const last = corners.pop();
     last?.remove();
     redraw();
-    announce(last ? `${countText()}.` : "Nothing to undo.");
+    announce(last ? `${countText()}.` : t("mod.p.nothingToUndo"));
   });
   $("#clear-vertices").addEventListener("click", () => {
     clearDrawing();
-    announce("Corners cleared: click the map to draw again.");
+    announce(t("mod.p.cleared"));
   });
   $("#p-name").addEventListener("input", () => {
     if (!slugTouched && !editing) $("#p-slug").value = slugFrom($("#p-name").value);
@@ -439,7 +441,7 @@ export function setUpPlaceEditor(options) {
   $("#place-form").addEventListener("submit", save);
   $("#new-place").addEventListener("click", () => {
     startNew();
-    announce("New place: click the map to draw it.");
+    announce(t("mod.p.startNew"));
   });
   $("#places-more").addEventListener("click", () => loadPlaces(true));
   $("#announcement-form").addEventListener("submit", addAnnouncement);

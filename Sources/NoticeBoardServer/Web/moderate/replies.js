@@ -3,6 +3,7 @@
 // reason). Two places show them, both in the Notes view: under a note ("Replies" opens them
 // there), and the view's Replies side, every reply newest first, filtered by note, status,
 // reports or client.
+import { dateTimeText, t } from "../i18n.js";
 import { $, button, cardRow, cell, element } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
 import { askDeletion, openNote, setMode } from "./notes.js";
@@ -22,13 +23,13 @@ function noteOf(postId) {
 }
 
 function noteCell(reply) {
-  const td = cell("", "on-note", "On note");
-  const link = button(`Note ${reply.postId}`, () => openNote(reply.postId), "link");
-  link.setAttribute("aria-label", `Show note ${reply.postId}`);
+  const td = cell("", "on-note", t("mod.on_note"));
+  const link = button(t("mod.audit.NoteN", { id: String(reply.postId) }), () => openNote(reply.postId), "link");
+  link.setAttribute("aria-label", t("mod.audit.showNote", { id: String(reply.postId) }));
   const excerpt = element("span", { className: "note-excerpt" });
   td.append(link, excerpt);
   noteOf(reply.postId).then((post) => {
-    excerpt.textContent = post ? post.message : "(hidden or deleted)";
+    excerpt.textContent = post ? post.message : t("mod.r.hiddenOrDeleted");
     if (!post) excerpt.classList.add("none");
   });
   return td;
@@ -42,32 +43,32 @@ export function replyRow(reply, context) {
   const actions = element("td", { className: "actions" });
   const named = (label, onClick, className) => {
     const action = button(label, onClick, className);
-    action.setAttribute("aria-label", `${label.replace("…", "")} reply ${reply.id}`);
+    action.setAttribute("aria-label", t("mod.r.actionOn", { action: label.replace("…", ""), id: String(reply.id) }));
     return action;
   };
-  if (reply.status === "visible") actions.append(named("Hide", () => act(reply, "hide", context)));
-  if (reply.status === "hidden") actions.append(named("Restore", () => act(reply, "restore", context)));
+  if (reply.status === "visible") actions.append(named(t("mod.hide"), () => act(reply, "hide", context)));
+  if (reply.status === "hidden") actions.append(named(t("mod.restore"), () => act(reply, "restore", context)));
   if (reply.status !== "deleted") {
-    actions.append(named("Delete…", () => askDeletion({
+    actions.append(named(t("mod.deleteAsk"), () => askDeletion({
       kind: "reply", id: reply.id, message: reply.message, path: `/api/v1/moderation/replies/${reply.id}`,
       after: context.reload, say: context.say,
     }), "danger"));
   }
   const message = cell(reply.message, "message");
   if (reply.byAuthor) {
-    const badge = element("span", { className: "badge author", text: "author" });
-    badge.title = "Written by the note's author";
+    const badge = element("span", { className: "badge author", text: t("thread.author") });
+    badge.title = t("mod.r.authorTitle");
     message.prepend(badge, " ");
   }
-  const client = cell("", "client", "Client");
+  const client = cell("", "client", t("mod.client"));
   if (reply.clientId) {
     const link = button(reply.clientId.slice(0, 8), () => showReplies({ clientId: reply.clientId }), "link");
-    link.setAttribute("aria-label", `Other replies from client ${reply.clientId.slice(0, 8)}`);
+    link.setAttribute("aria-label", t("mod.r.otherFromClient", { id: reply.clientId.slice(0, 8) }));
     client.append(link);
   }
-  const cells = [cell(String(reply.id), "id", "Reply"), cell(new Date(reply.createdAt).toLocaleString(), "when", "When")];
+  const cells = [cell(String(reply.id), "id", t("mod.reply")), cell(dateTimeText(reply.createdAt), "when", t("mod.when"))];
   if (context.withNote) cells.push(noteCell(reply));
-  cells.push(message, cell(reply.status, "status", "Status"), cell(String(reply.reportCount), "reports", "Reports"), client, actions);
+  cells.push(message, cell(reply.status, "status", t("mod.status")), cell(String(reply.reportCount), "reports", t("mod.reports")), client, actions);
   const row = cardRow(cells, reply.status);
   row.dataset.replyId = String(reply.id);
   if (highlighted === reply.id) row.classList.add("focused");
@@ -78,7 +79,7 @@ async function act(reply, action, context) {
   const field = $(action === "hide" ? context.hideReason : context.restoreReason);
   const reason = field.value.trim();
   if (action === "hide" && !reason) {
-    context.say("Give a reason to hide a reply.");
+    context.say(t("mod.r.needReason"));
     field.focus();
     return;
   }
@@ -86,16 +87,16 @@ async function act(reply, action, context) {
     await call("POST", `/api/v1/moderation/replies/${reply.id}/${action}`, { body: reason ? { reason } : {} });
     if (action === "restore") field.value = ""; // one restore's reason is not the next one's
     await context.reload();
-    context.say(`${action === "hide" ? "Hid" : "Restored"} reply ${reply.id}.`);
+    context.say(t(action === "hide" ? "mod.r.hid" : "mod.r.restored", { id: String(reply.id) }));
   } catch (error) {
-    context.say(`Reply ${reply.id}: ${error.message}`);
+    context.say(t("mod.r.failed", { id: String(reply.id), reason: error.message }));
   }
 }
 
 function repliesTable(caption, withNote) {
   const table = element("table", { className: "cards replies-table", attributes: { role: "table" } });
   const head = element("thead", { attributes: { role: "rowgroup" } });
-  const headings = ["Reply", "When", ...(withNote ? ["On note"] : []), "Message", "Status", "Reports", "Client", "Actions"];
+  const headings = ["mod.reply", "mod.when", ...(withNote ? ["mod.on_note"] : []), "mod.message", "mod.status", "mod.reports", "mod.client", "mod.actions"].map((key) => t(key));
   const row = element("tr", { attributes: { role: "row" } });
   row.append(...headings.map((text) => element("th", { text, attributes: { scope: "col", role: "columnheader" } })));
   head.append(row);
@@ -117,14 +118,14 @@ export async function showRepliesOf(postId, container, say) {
   try {
     const page = await call("GET", "/api/v1/moderation/replies", { params: { postId, status: "all", limit: 100 } });
     if (page.replies.length === 0) {
-      container.replaceChildren(element("p", { className: "hint", text: `No replies to note ${postId}.` }));
+      container.replaceChildren(element("p", { className: "hint", text: t("mod.r.noneFor", { id: String(postId) }) }));
       return;
     }
-    const table = repliesTable(`Replies to note ${postId}, newest first`, false);
+    const table = repliesTable(t("mod.r.tableOf", { id: String(postId) }), false);
     table.querySelector("tbody").append(...page.replies.map((reply) => replyRow(reply, context)));
     const parts = [table];
     if (page.nextCursor) {
-      parts.push(element("p", { className: "hint", text: "Showing the latest 100: the Replies view has them all." }));
+      parts.push(element("p", { className: "hint", text: t("mod.r.latest100") }));
     }
     container.replaceChildren(...parts);
   } catch (error) {
@@ -161,7 +162,7 @@ export async function loadReplies(append = false) {
     cursor = page.nextCursor;
     $("#replies-more").hidden = !cursor;
     const count = body.children.length;
-    announce(count ? `${count}${cursor ? "+" : ""} replies match.` : "No replies match.");
+    announce(count ? t("mod.r.match", { count: `${count}${cursor ? "+" : ""}` }) : t("mod.r.none"));
   } catch (error) {
     if (load === loads) announce(error.message);
   }

@@ -1,0 +1,144 @@
+// The page's words in English, 繁體中文 and 简体中文: every string comes from a catalog
+// (web/i18n/*.js), dates, relative times, numbers and distances from Intl, and the choice is
+// kept in localStorage so it survives a reload; the browser's language is the default.
+import en from "./i18n/en.js";
+import zhHant from "./i18n/zh-Hant.js";
+import zhHans from "./i18n/zh-Hans.js";
+
+export const CATALOGS = { en, "zh-Hant": zhHant, "zh-Hans": zhHans };
+export const LANGUAGE_NAMES = { en: "English", "zh-Hant": "繁體中文", "zh-Hans": "简体中文" };
+const STORAGE_KEY = "noticeboard-language";
+const listeners = new Set();
+
+/** The catalog language closest to a BCP 47 tag: Taiwan, Hong Kong and Macau read Traditional. */
+export function matchLanguage(tag) {
+  const lower = String(tag || "").toLowerCase();
+  if (!lower.startsWith("zh")) return lower.startsWith("en") ? "en" : null;
+  if (lower.includes("hant") || /-(tw|hk|mo)\b/.test(lower)) return "zh-Hant";
+  return "zh-Hans";
+}
+
+function initialLanguage() {
+  try {
+    const kept = localStorage.getItem(STORAGE_KEY);
+    if (kept && CATALOGS[kept]) return kept;
+  } catch {
+    // No storage: fall back to the browser's languages.
+  }
+  for (const tag of navigator.languages ?? [navigator.language]) {
+    const match = matchLanguage(tag);
+    if (match) return match;
+  }
+  return "en";
+}
+
+export let language = initialLanguage();
+
+/** The text of `key` with `{name}` filled in; a `{one, other}` entry follows `count` by Intl's plural rules. */
+export function t(key, params = {}) {
+  let entry = CATALOGS[language][key] ?? CATALOGS.en[key];
+  if (entry === undefined) {
+    console.warn(`i18n: no text for "${key}"`);
+    return key;
+  }
+  if (typeof entry === "object") {
+    const rule = new Intl.PluralRules(language).select(params.count ?? 0);
+    entry = entry[rule] ?? entry.other;
+  }
+  return entry.replace(/\{(\w+)\}/g, (whole, name) => {
+    const value = params[name];
+    if (value === undefined || value === null) return whole;
+    return typeof value === "number" ? number(value) : String(value);
+  });
+}
+
+export const number = (value, options) => new Intl.NumberFormat(language, options).format(value);
+
+/** Metres as people read them: "40 m", "1.2 km" (公尺/米 in Chinese). */
+export function distanceText(metres) {
+  if (metres < 1000) return number(Math.round(metres), { style: "unit", unit: "meter", unitDisplay: "short" });
+  return number(metres / 1000, { style: "unit", unit: "kilometer", unitDisplay: "short", maximumFractionDigits: 1 });
+}
+
+export const degreesText = (degrees) => number(Math.round(degrees) % 360, { style: "unit", unit: "degree", unitDisplay: "narrow" });
+
+const COMPASS = ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west"];
+/** The compass word of a bearing, from the catalog ("north", "北"). */
+export const compassWord = (bearing) => t(`compass.${COMPASS[Math.round((((bearing % 360) + 360) % 360) / 45) % 8]}`);
+
+export const dateText = (time, options = { day: "numeric", month: "short", year: "numeric" }) => new Date(time).toLocaleDateString(language, options);
+export const dateTimeText = (time, options = { dateStyle: "medium", timeStyle: "short" }) => new Date(time).toLocaleString(language, options);
+
+/** "5 min ago", "yesterday", "in 3 days": the nearest unit, with Intl's words. */
+export function relativeTime(time, now = Date.now()) {
+  const seconds = (new Date(time).getTime() - now) / 1000;
+  const format = new Intl.RelativeTimeFormat(language, { numeric: "auto", style: "long" });
+  const steps = [["year", 31_536_000], ["month", 2_592_000], ["week", 604_800], ["day", 86_400], ["hour", 3_600], ["minute", 60]];
+  for (const [unit, size] of steps) {
+    if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
+  }
+  return t("time.justNow");
+}
+
+/** The language of a note's text, guessed from its script: Han → zh (kana → ja), Hangul → ko;
+ *  Latin text on a Chinese page → en, so a screen reader does not read it with a Chinese voice. */
+export function guessTextLanguage(text) {
+  if (/[\u3040-\u30ff]/u.test(text)) return "ja";
+  if (/\p{Script=Han}/u.test(text)) return "zh";
+  if (/\p{Script=Hangul}/u.test(text)) return "ko";
+  if (language !== "en" && /\p{Script=Latin}/u.test(text)) return "en";
+  return null;
+}
+
+/** Sets `lang` on an element holding a note's text (left unset when the script says nothing). */
+export function markLanguage(element, text) {
+  const guess = guessTextLanguage(text);
+  if (guess) element.lang = guess; else element.removeAttribute("lang");
+}
+
+/** Fills every `data-i18n` element's text and every `data-i18n-attr="attr:key;attr:key"` attribute. */
+export function translatePage(root = document) {
+  root.querySelectorAll("[data-i18n]").forEach((element) => { element.textContent = t(element.dataset.i18n); });
+  root.querySelectorAll("[data-i18n-attr]").forEach((element) => {
+    for (const pair of element.dataset.i18nAttr.split(";")) {
+      const [attribute, key] = pair.split(":").map((part) => part.trim());
+      if (attribute && key) element.setAttribute(attribute, t(key));
+    }
+  });
+}
+
+export function onLanguage(listener) {
+  listeners.add(listener);
+}
+
+/** Switches the language on the fly: the page's `lang`, its static words, then each view redraws. */
+export function setLanguage(code) {
+  if (!CATALOGS[code]) return;
+  language = code;
+  try {
+    localStorage.setItem(STORAGE_KEY, code);
+  } catch {
+    // Kept for this page only.
+  }
+  document.documentElement.lang = code;
+  translatePage();
+  listeners.forEach((listener) => listener(code));
+}
+
+/** A language picker (a <select>) wired to setLanguage; each option is named in its own language. */
+export function setUpLanguagePicker(select) {
+  select.replaceChildren(...Object.entries(LANGUAGE_NAMES).map(([code, name]) => {
+    const option = new Option(name, code);
+    option.lang = code;
+    return option;
+  }));
+  select.value = language;
+  select.addEventListener("change", () => setLanguage(select.value));
+  onLanguage(() => { select.value = language; });
+}
+
+/** Applies the chosen language to the page as it loads. */
+export function startI18n() {
+  document.documentElement.lang = language;
+  translatePage();
+}
