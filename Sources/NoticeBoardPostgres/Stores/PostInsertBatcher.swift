@@ -12,6 +12,8 @@ final class PostInsertBatcher: Sendable {
     static let maxBatch = 256
     /// Statements in flight at once: one may be committing while the next is sent.
     static let maxInFlight = 2
+    /// Posts that may wait for a statement; past this the post is refused at once (503).
+    static let maxWaiting = 10_000
 
     private struct Waiting: Sendable {
         let draft: PostDraft
@@ -33,15 +35,25 @@ final class PostInsertBatcher: Sendable {
         self.logger = logger
     }
 
+    /// Within the store's deadline, waiting included: a caller that gives up gets 503, and its
+    /// post may still be stored (unacknowledged, as for any insert that outlives its deadline).
     func insert(_ draft: PostDraft, clientHash: String?) async throws -> Post {
-        try await withCheckedThrowingContinuation { continuation in
-            let startsWriter = state.withLock { state -> Bool in
-                state.queue.append(Waiting(draft: draft, clientHash: clientHash, continuation: continuation))
-                guard state.inFlight < Self.maxInFlight else { return false }
-                state.inFlight += 1
-                return true
+        try await StoreErrors.bounded { [self] in
+            try await withCheckedThrowingContinuation { continuation in
+                enum Admission { case queued, startsWriter, full }
+                let admission = state.withLock { state -> Admission in
+                    guard state.queue.count < Self.maxWaiting else { return .full }
+                    state.queue.append(Waiting(draft: draft, clientHash: clientHash, continuation: continuation))
+                    guard state.inFlight < Self.maxInFlight else { return .queued }
+                    state.inFlight += 1
+                    return .startsWriter
+                }
+                switch admission {
+                case .full: continuation.resume(throwing: StoreError.unavailable("too many posts are waiting to be stored; retry shortly"))
+                case .startsWriter: Task { await self.writeWhileWaiting() }
+                case .queued: break
+                }
             }
-            if startsWriter { Task { await self.writeWhileWaiting() } }
         }
     }
 
