@@ -38,9 +38,9 @@ def at_bearing(where, bearing, metres):
     return offset(where, metres * math.cos(math.radians(bearing)), metres * math.sin(math.radians(bearing)))
 
 
-def start_board(rows=(), moderator=None):
+def start_board(rows=(), moderator=None, extra=()):
     """A server on a fresh data directory with `rows` imported (dicts with lat, lon, message, tag,
-    createdAt, heading…); returns (server, data_dir)."""
+    createdAt, heading…) and `extra` flags; returns (server, data_dir)."""
     data_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
     os.chmod(data_dir, 0o755)
     if rows:
@@ -54,8 +54,10 @@ def start_board(rows=(), moderator=None):
         added = subprocess.run([BINARY, "moderator", "add", moderator[0], "--data-dir", data_dir], input=moderator[1] + "\n",
                                capture_output=True, text=True, timeout=120)
         assert added.returncode == 0, added.stderr
-    server = Server(data_dir, "--post-rate-per-minute", "0", "--like-rate-per-minute", "0",
-                    "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB)
+    # Every test browser comes from 127.0.0.1: the per-address stream cap (16) would pause the
+    # live updates of a module that keeps many pages open.
+    server = Server(data_dir, "--post-rate-per-minute", "0", "--like-rate-per-minute", "0", "--streams-per-client", "256",
+                    "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, *extra)
     return server, data_dir
 
 

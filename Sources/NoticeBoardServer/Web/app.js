@@ -10,7 +10,7 @@ import { state, loadFromURL, saveToURL, update, onChange, hasPosition, announce 
 import { setUpFilters, refreshTagCounts, setTagArea } from "./filters.js";
 import { setUpList, loadList, addToList, removeFromList } from "./list.js";
 import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable, mapCentre } from "./map.js";
-import { bboxParameter } from "./geo.js";
+import { bboxParameter, distance } from "./geo.js";
 import { setUpPlaces, mapMoved } from "./places.js";
 import { setUpLook, loadLook, removeFromLook } from "./look.js";
 import { setUpCompose } from "./compose.js";
@@ -19,6 +19,7 @@ import { remember, setUpReactions } from "./reactions.js";
 import { refreshTimes } from "./render.js";
 import { openThread, openNoteId, replyArrived, setUpThread, threadNoteGone } from "./thread.js";
 import { follow, isLive, onLiveChange, reconnect } from "./live.js";
+import { setUpPush } from "./push.js";
 
 startI18n();
 // Every request says which device it comes from: the notes then tell whether this device liked
@@ -92,8 +93,18 @@ function followArea(force = false) {
     const bbox = currentBBox();
     follow(bbox ? { bbox, tag: state.tags } : { bbox: "-180,-90,180,90", tag: state.tags }, handlers, force);
   } else if (hasPosition()) {
+    followedCentre = { lat: state.lat, lon: state.lon };
     follow({ lat: state.lat, lon: state.lon, radius: state.radius, tag: state.tags }, handlers, force);
   }
+}
+
+let followedCentre = null;
+/** Walking in look around moves the position every few metres: the stream is opened again only once
+ *  the person is a quarter of the radius from where it was opened (the walk socket brings the notes). */
+function smallStep(changed) {
+  if (state.view !== "look" || !followedCentre || !hasPosition()) return false;
+  if (!["lat", "lon"].some((key) => changed.has(key)) || ["view", "radius", "tags", "place"].some((key) => changed.has(key))) return false;
+  return distance(followedCentre.lat, followedCentre.lon, state.lat, state.lon) < state.radius / 4;
 }
 
 /** The box the tag counts are for: the map's view on the map, else the circle around the person. */
@@ -172,6 +183,7 @@ setUpFilters();
 setUpList();
 setUpLook(openThread);
 setUpPlaces(mapCentre);
+setUpPush();
 setUpCompose((post) => {
   noteAppeared(post);
   loadList();
@@ -183,7 +195,7 @@ onChange((changed) => {
     refreshView[state.view]();
     refreshTagCounts();
   }
-  if (["view", "lat", "lon", "radius", "tags", "place"].some((key) => changed.has(key))) followArea();
+  if (["view", "lat", "lon", "radius", "tags", "place"].some((key) => changed.has(key)) && !smallStep(changed)) followArea();
   if (state.view !== "map" && ["lat", "lon", "radius"].some((key) => changed.has(key))) refreshTagCounts();
 });
 onConnection(showConnection);

@@ -7,6 +7,8 @@ const FIELD_KEYS = {
   heading: "error.field.heading", expiresAt: "error.field.expiresAt", reason: "error.field.reason",
   accuracy: "error.field.position", radius: "error.field.radius", from: "error.field.time", to: "error.field.time",
   asOf: "error.field.asOf", place: "error.field.place",
+  "area.radius": "error.field.radius", "area.place": "error.field.place", "area.lat": "error.field.position", "area.lon": "error.field.position",
+  "subscription.endpoint": "error.field.pushService", "subscription.keys.p256dh": "error.field.pushService", "subscription.keys.auth": "error.field.pushService",
 };
 
 /** A sentence for a failed request; `action` names what was tried ("posts", "likes", "reports"…) for 429s. */

@@ -5,18 +5,22 @@
 // ("Facing my way"; "All" adds the others); a note closer than the position's accuracy has no
 // meaningful bearing and stands where its poster faced. Cards drift gently (Pause stops them);
 // a tap opens the note with its distance and time. Screen readers hear the count, not the cards.
+// While the view is open the notes come over the walk socket (walk.js) as the person walks: the
+// device's position is followed, and the notes entering and leaving the circle slide in and out.
 import { getJSON } from "./api.js";
 import { humanError } from "./errors.js";
-import { signedAngle } from "./geo.js";
+import { bearing, distance, signedAngle } from "./geo.js";
 import { compassWord, degreesText, distanceText, markLanguage, t, onLanguage } from "./i18n.js";
 import { tagName } from "./render.js";
 import { remember } from "./reactions.js";
-import { state, update, onChange, hasPosition, filterParameters, announce } from "./state.js";
+import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce } from "./state.js";
+import { startWalk, stopWalk, walkOpen, walkTo } from "./walk.js";
 
 export const FOV = 60; // degrees of view, about a phone camera's
 export const MAX_CARDS = 10;
 export const HEADING_TOLERANCE = 45; // a poster "faced your way" within this many degrees
 export const ACCURACY = 10; // metres: closer than this a bearing says nothing, the poster's heading does
+export const WALK_RADIUS = 500; // the walk socket's largest circle: wider views load over HTTP
 const GAP = 14; // px between cards in a lane: more than twice the drift, so drifting never overlaps
 const dial = document.getElementById("facing");
 const readout = document.getElementById("facing-readout");
@@ -37,6 +41,11 @@ let mode = "facing";
 let failed = false;
 const lanesOf = new Map(); // id → the lane it stood in, so turning moves cards sideways, not up and down
 let openNote = () => {};
+const entered = new Map(); // id → note, as the walk socket said it entered the circle
+let walkSettled = false; // the socket has answered since it opened: `entered` is the view
+let settleTimer = null;
+let drawFrame = 0;
+let watchId = null;
 
 const angleDifference = (a, b) => Math.abs(signedAngle(a, b));
 
@@ -222,6 +231,10 @@ export async function loadLook() {
     if (state.view === "look") announce(t("look.noPosition"));
     return;
   }
+  if (walkOpen() && walkSettled) {
+    showWalked();
+    return;
+  }
   const request = ++generation;
   try {
     const page = await getJSON("/api/v1/posts/nearby", {
@@ -244,6 +257,114 @@ export async function loadLook() {
 function scheduleRefresh() {
   clearTimeout(refreshTimer);
   refreshTimer = setTimeout(loadLook, 250);
+}
+
+/** Whether the view can walk: shown, somewhere, on the board of now, in a circle the socket serves
+ *  (a place or a past day is loaded over HTTP, as before). */
+function canWalk() {
+  return state.view === "look" && hasPosition() && !state.asOf && !state.place && state.radius <= WALK_RADIUS
+    && typeof WebSocket === "function";
+}
+
+// The popular order's score at `now`, the server's formula (API.md, "Popular order").
+const popularity = (post, now) => ((post.likeCount ?? 0) + 1) / ((now - Date.parse(post.createdAt)) / 3_600_000 + 2) ** 1.5;
+const ORDERINGS = {
+  distance: (a, b) => a.distance - b.distance || a.id - b.id,
+  newest: (a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id - a.id,
+};
+
+/** The notes the socket holds, measured from where the person stands now (the socket measured them
+ *  where it was last told), kept to the circle and the filters, in the chosen order. */
+function walkedNotes() {
+  const kept = [];
+  for (const post of entered.values()) {
+    post.distance = distance(state.lat, state.lon, post.lat, post.lon);
+    post.bearing = bearing(state.lat, state.lon, post.lat, post.lon);
+    if (post.distance <= state.radius && passesFilters(post)) kept.push(post);
+  }
+  const now = Date.now();
+  const ordering = ORDERINGS[state.order] ?? ((a, b) => popularity(b, now) - popularity(a, now) || b.id - a.id);
+  return kept.sort(ordering);
+}
+
+function showWalked() {
+  ++generation; // an HTTP load still on its way is older than this
+  failed = false;
+  stage.classList.remove("stale");
+  around = walkedNotes();
+  if (state.view === "look") render();
+}
+
+/** A burst of enters and leaves is drawn once. */
+function scheduleDraw() {
+  walkSettled = true;
+  clearTimeout(settleTimer);
+  if (!drawFrame) drawFrame = setTimeout(() => { drawFrame = 0; if (walkOpen()) showWalked(); }, 30);
+}
+
+const walkHandlers = {
+  onOpen() {
+    entered.clear();
+    walkSettled = false;
+    stage.dataset.walk = "open";
+    // Nothing in the circle means no message at all: after a moment the empty circle is the view.
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(scheduleDraw, 800);
+  },
+  onEnter(post) {
+    entered.set(post.id, remember(post));
+    scheduleDraw();
+  },
+  onLeave(id) {
+    entered.delete(id);
+    scheduleDraw();
+  },
+  onError(error) {
+    if (state.view === "look") announce(humanError({ status: 400, field: error?.field ?? null }));
+  },
+  onClose() {
+    entered.clear();
+    walkSettled = false;
+    clearTimeout(settleTimer);
+    stage.dataset.walk = "closed";
+    if (state.view === "look") loadLook(); // over HTTP until the socket is back
+  },
+};
+
+function walkUpdate() {
+  const message = { lat: state.lat, lon: state.lon, radius: state.radius };
+  if (state.tags.length) message.tag = state.tags;
+  return message;
+}
+
+/** Opens, tells or closes the walk socket as the view and its filters now allow. The socket gets the
+ *  full circle, not a cone: the view places every note by bearing itself, counts those to the left,
+ *  right and behind, and applies "Facing my way" (the socket's `heading` would filter those out). */
+function syncWalk() {
+  if (!canWalk()) {
+    stopWalk();
+    return;
+  }
+  startWalk(walkHandlers);
+  walkTo(walkUpdate());
+}
+
+/** While the view is open, the device's position is followed as the person walks (a position set by
+ *  hand or from a link stays put). */
+function followDevice() {
+  const follow = state.view === "look" && state.source === "device" && Boolean(navigator.geolocation);
+  if (follow && watchId === null) {
+    watchId = navigator.geolocation.watchPosition((position) => {
+      const { latitude: lat, longitude: lon } = position.coords;
+      if (state.source !== "device" || state.view !== "look") return;
+      // A metre of trembling is not a step.
+      if (hasPosition() && distance(state.lat, state.lon, lat, lon) < 1) return;
+      update({ lat, lon, source: "device" });
+    }, () => {}, { enableHighAccuracy: true, maximumAge: 5000 });
+  } else if (!follow && watchId !== null) {
+    navigator.geolocation.clearWatch(watchId);
+    watchId = null;
+  }
 }
 
 let absoluteSeen = false;
@@ -294,6 +415,7 @@ function startCompass() {
 
 // A note that left the board leaves the view at once, before the next reload.
 export function removeFromLook(id) {
+  entered.delete(id);
   around = around.filter((post) => post.id !== id);
   if (state.view === "look") render();
 }
@@ -320,7 +442,13 @@ export function setUpLook(open) {
       showFacing();
       if (state.view === "look" && hasPosition()) render();
     }
-    if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) scheduleRefresh();
+    if (["view", "source"].some((key) => changed.has(key))) followDevice();
+    if (["view", "lat", "lon", "radius", "tags", "place", "asOf"].some((key) => changed.has(key))) syncWalk();
+    if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) {
+      // Walking, the notes held are measured again at once; the socket tells what entered and left.
+      if (walkOpen() && walkSettled) showWalked();
+      else scheduleRefresh();
+    }
     if (changed.has("view") && state.view === "look") requestAnimationFrame(() => { if (hasPosition() && around.length) render(); });
   });
   new ResizeObserver(() => { if (state.view === "look" && hasPosition()) render(); }).observe(stage);
@@ -331,4 +459,6 @@ export function setUpLook(open) {
   });
   showFacing();
   loadLook();
+  followDevice();
+  syncWalk();
 }

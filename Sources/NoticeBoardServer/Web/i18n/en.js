@@ -112,6 +112,20 @@ export default {
   "empty.clearFilters": "Clear the filters",
   "empty.postFirst": "Post the first note",
 
+  "notify.button": "Notify me about new notes here",
+  "notify.short": "Notify me",
+  "notify.on": "Notifying you about new notes within {within} of here",
+  "notify.onTagged": "Notifying you about new notes tagged {tags} within {within} of here",
+  "notify.onPlace": "Notifying you about new notes in {place}",
+  "notify.onPlaceTagged": "Notifying you about new notes tagged {tags} in {place}",
+  "notify.stop": "Stop",
+  "notify.stopped": "You will not be notified about new notes here any more.",
+  "notify.unsupported": "This browser cannot show notifications from the board: add the page to your home screen, or try another browser.",
+  "notify.denied": "Notifications are blocked for this page: allow them in the browser's settings, then try again.",
+  "notify.notAllowed": "Notifications were not allowed, so nothing was turned on.",
+  "notify.noPosition": "Set your position first, so the board knows where “here” is.",
+  "notify.failed": "Notifications could not be turned on in this browser: try again.",
+
   "note.where": "{distance}, {direction}",
   "note.until": "until",
   "compass.n": "N",
@@ -247,6 +261,7 @@ export default {
   "error.field.time": "The time filter is not valid: choose a preset.",
   "error.field.asOf": "That day is not in the past: pick another.",
   "error.field.place": "That place is no longer on the board.",
+  "error.field.pushService": "The board cannot send to this browser's notification service: try another browser.",
 
   // The moderation page.
   "mod.noticeboard_moderation": "NoticeBoard moderation",

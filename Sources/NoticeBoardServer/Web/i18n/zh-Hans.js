@@ -111,6 +111,20 @@ export default {
   "empty.clearFilters": "清除筛选",
   "empty.postFirst": "留下第一则留言",
 
+  "notify.button": "这里有新留言时通知我",
+  "notify.short": "通知我",
+  "notify.on": "这里 {within} 内有新留言时会通知你",
+  "notify.onTagged": "这里 {within} 内有标签为 {tags} 的新留言时会通知你",
+  "notify.onPlace": "{place}有新留言时会通知你",
+  "notify.onPlaceTagged": "{place}有标签为 {tags} 的新留言时会通知你",
+  "notify.stop": "停止",
+  "notify.stopped": "这里有新留言时不会再通知你。",
+  "notify.unsupported": "这个浏览器无法显示留言板的通知：请把网页添加到主屏幕，或改用其他浏览器。",
+  "notify.denied": "这个网页的通知已被屏蔽：请在浏览器设置中允许通知，然后再试一次。",
+  "notify.notAllowed": "你没有允许通知，所以没有开启。",
+  "notify.noPosition": "请先设置位置，留言板才知道“这里”是哪里。",
+  "notify.failed": "无法在这个浏览器开启通知：请再试一次。",
+
   "note.where": "{distance}，{direction}方",
   "note.until": "直到",
   "compass.n": "北",
@@ -246,6 +260,7 @@ export default {
   "error.field.time": "时间筛选无效：请选择一个快捷选项。",
   "error.field.asOf": "那一天不是过去的日子：请选择另一天。",
   "error.field.place": "那个地点已不在留言板上。",
+  "error.field.pushService": "留言板无法发送到这个浏览器的通知服务：请改用其他浏览器。",
 
   // The moderation page.
   "mod.noticeboard_moderation": "NoticeBoard 管理",

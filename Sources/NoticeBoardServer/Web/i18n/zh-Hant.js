@@ -111,6 +111,20 @@ export default {
   "empty.clearFilters": "清除篩選",
   "empty.postFirst": "留下第一則留言",
 
+  "notify.button": "這裡有新留言時通知我",
+  "notify.short": "通知我",
+  "notify.on": "這裡 {within} 內有新留言時會通知你",
+  "notify.onTagged": "這裡 {within} 內有標籤為 {tags} 的新留言時會通知你",
+  "notify.onPlace": "{place}有新留言時會通知你",
+  "notify.onPlaceTagged": "{place}有標籤為 {tags} 的新留言時會通知你",
+  "notify.stop": "停止",
+  "notify.stopped": "這裡有新留言時不會再通知你。",
+  "notify.unsupported": "這個瀏覽器無法顯示留言板的通知：請把網頁加到主畫面，或改用其他瀏覽器。",
+  "notify.denied": "這個網頁的通知已被封鎖：請在瀏覽器設定中允許通知，然後再試一次。",
+  "notify.notAllowed": "你沒有允許通知，所以沒有開啟。",
+  "notify.noPosition": "請先設定位置，留言板才知道「這裡」是哪裡。",
+  "notify.failed": "無法在這個瀏覽器開啟通知：請再試一次。",
+
   "note.where": "{distance}，{direction}方",
   "note.until": "直到",
   "compass.n": "北",
@@ -246,6 +260,7 @@ export default {
   "error.field.time": "時間篩選無效：請選擇一個快捷選項。",
   "error.field.asOf": "那一天不是過去的日子：請選擇另一天。",
   "error.field.place": "那個地點已不在留言板上。",
+  "error.field.pushService": "留言板無法傳送到這個瀏覽器的通知服務：請改用其他瀏覽器。",
 
   // The moderation page.
   "mod.noticeboard_moderation": "NoticeBoard 管理",

@@ -1,0 +1,193 @@
+// "Notify me about new notes here": Web Push for the circle around the person (or the place they
+// keep to) and the chosen tags. Permission is asked only when the button is tapped; the service
+// worker (sw.js) shows each pushed note. The subscription's id and what it covers are kept in
+// localStorage, so "Stop" works after a reload; "Stop" ends it on the server and in the browser.
+import { getJSON, request } from "./api.js";
+import { deviceKey } from "./device.js";
+import { humanError } from "./errors.js";
+import { distanceText, t, onLanguage } from "./i18n.js";
+import { placeName } from "./places.js";
+import { tagName } from "./render.js";
+import { state, hasPosition, announce } from "./state.js";
+
+const STORAGE_KEY = "noticeboard-push";
+export const PUSH_RADIUS = 5000; // the server's largest push circle
+const box = document.getElementById("notify"); // what is on, and what went wrong
+const start = document.getElementById("notify-on");
+const on = document.getElementById("notify-state");
+const onText = document.getElementById("notify-text");
+const stop = document.getElementById("notify-stop");
+const problem = document.getElementById("notify-problem");
+let problemKey = null; // what went wrong, kept as words to say again in another language
+let problemText = "";
+
+const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
+
+function stored() {
+  try {
+    const value = JSON.parse(localStorage.getItem(STORAGE_KEY) ?? "null");
+    return value && Number.isInteger(value.id) ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function store(value) {
+  try {
+    if (value) localStorage.setItem(STORAGE_KEY, JSON.stringify(value));
+    else localStorage.removeItem(STORAGE_KEY);
+  } catch {
+    // Without storage the subscription lasts until the page closes, as far as this page knows.
+  }
+  current = value;
+}
+
+let current = stored();
+
+/** "Notifying you about new notes within 500 m of here" (or in a place, or tagged…). */
+function describe(subscription) {
+  const tags = (subscription.tags ?? []).map(tagName).join(", ");
+  if (subscription.area.place) {
+    const place = subscription.placeName ?? subscription.area.place;
+    return tags ? t("notify.onPlaceTagged", { place, tags }) : t("notify.onPlace", { place });
+  }
+  const within = distanceText(subscription.area.radius);
+  return tags ? t("notify.onTagged", { within, tags }) : t("notify.on", { within });
+}
+
+function showProblem(key, text = null) {
+  problemKey = key;
+  problemText = text ?? "";
+  problem.textContent = key ? t(key) : problemText;
+  problem.hidden = !key && !problemText;
+  box.hidden = !current && problem.hidden;
+}
+
+function render() {
+  box.dataset.state = current ? "on" : "off";
+  // Nothing to say takes no room: the button alone sits in the order bar.
+  box.hidden = !current && problem.hidden;
+  start.hidden = Boolean(current);
+  on.hidden = !current;
+  if (current) onText.textContent = describe(current);
+  if (problemKey) problem.textContent = t(problemKey);
+}
+
+function busy(value) {
+  start.disabled = value;
+  stop.disabled = value;
+  box.setAttribute("aria-busy", String(value));
+}
+
+function applicationServerKey(base64url) {
+  const text = base64url.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (base64url.length % 4)) % 4);
+  return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
+}
+
+/** The area the person means by "here": the place they keep to, or the circle around them. */
+function areaHere() {
+  if (state.place) return { place: state.place };
+  if (!hasPosition()) return null;
+  return { lat: Number(state.lat.toFixed(6)), lon: Number(state.lon.toFixed(6)), radius: Math.min(state.radius, PUSH_RADIUS) };
+}
+
+async function turnOn() {
+  showProblem(null);
+  if (!supported()) {
+    showProblem("notify.unsupported");
+    return;
+  }
+  const area = areaHere();
+  if (!area) {
+    showProblem("notify.noPosition");
+    return;
+  }
+  if (Notification.permission === "denied") {
+    showProblem("notify.denied");
+    return;
+  }
+  busy(true);
+  let subscription = null;
+  let made = false;
+  try {
+    // Asked here, from the tap, never as the page opens.
+    const permission = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+    if (permission !== "granted") {
+      showProblem(permission === "denied" ? "notify.denied" : "notify.notAllowed");
+      return;
+    }
+    const registration = await navigator.serviceWorker.register("/sw.js");
+    await navigator.serviceWorker.ready;
+    const { publicKey } = await getJSON("/api/v1/push/key");
+    const key = applicationServerKey(publicKey);
+    subscription = await registration.pushManager.getSubscription();
+    const sameKey = (existing) => {
+      const used = existing.options?.applicationServerKey;
+      if (!used) return true;
+      const bytes = new Uint8Array(used);
+      return bytes.length === key.length && bytes.every((byte, index) => byte === key[index]);
+    };
+    if (subscription && !sameKey(subscription)) {
+      await subscription.unsubscribe();
+      subscription = null;
+    }
+    if (!subscription) {
+      subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+      made = true;
+    }
+    const tags = [...state.tags];
+    const body = { subscription: subscription.toJSON(), area, ...(tags.length ? { tags } : {}) };
+    const { id } = await request("POST", "/api/v1/push/subscriptions", { body, headers: { "X-Device-Key": deviceKey() } });
+    store({ id, area, tags, placeName: area.place ? placeName(area.place) : null });
+    render();
+    announce(describe(current));
+    on.focus(); // the button tapped is gone: the focus goes to what replaced it
+  } catch (error) {
+    // A browser subscription the board does not know of would only wake the phone for nothing.
+    if (made) subscription?.unsubscribe().catch(() => {});
+    if (error?.status) showProblem(null, humanError(error));
+    else if (error?.name === "NotAllowedError") showProblem("notify.denied");
+    else if (error instanceof TypeError) showProblem(null, humanError(error));
+    else showProblem("notify.failed");
+  } finally {
+    busy(false);
+  }
+}
+
+async function turnOff() {
+  if (!current) return;
+  showProblem(null);
+  busy(true);
+  try {
+    try {
+      await request("DELETE", `/api/v1/push/subscriptions/${current.id}`, { headers: { "X-Device-Key": deviceKey() } });
+    } catch (error) {
+      // Already gone on the board (the push service ended it): stopping is done all the same.
+      if (error?.status !== 404) throw error;
+    }
+    const registration = supported() ? await navigator.serviceWorker.getRegistration() : null;
+    const subscription = await registration?.pushManager.getSubscription();
+    await subscription?.unsubscribe();
+    store(null);
+    render();
+    announce(t("notify.stopped"));
+  } catch (error) {
+    showProblem(null, humanError(error));
+  } finally {
+    busy(false);
+  }
+  // The focus goes where the Stop button was, now "Notify me" again (enabled only now).
+  if (!current) start.focus();
+}
+
+export function setUpPush() {
+  if (!box) return;
+  start.addEventListener("click", turnOn);
+  stop.addEventListener("click", turnOff);
+  // A tap on a notification in a tab already open: the worker asks the page to open the note.
+  navigator.serviceWorker?.addEventListener("message", (event) => {
+    if (event.data?.type === "open-note" && Number.isInteger(event.data.id)) location.hash = `#/note/${event.data.id}`;
+  });
+  onLanguage(render);
+  render();
+}
