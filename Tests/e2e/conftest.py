@@ -137,3 +137,12 @@ def stop_and_clean(server, data_dir):
     if cluster_running(data_dir):
         subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
     shutil.rmtree(data_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def browsers():
+    """A phone and a desktop Chromium shared by a module's page tests (`pages.Browsers`)."""
+    from pages import Browsers
+    started = Browsers()
+    yield started
+    started.quit()

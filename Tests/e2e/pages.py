@@ -61,6 +61,15 @@ def start_board(rows=(), moderator=None, extra=()):
     return server, data_dir
 
 
+def serve_board(rows=(), moderator=None, extra=()):
+    """A module fixture's body: `start_board`, then `stop_board` when the module is done."""
+    server, data_dir = start_board(rows, moderator, extra)
+    try:
+        yield server
+    finally:
+        stop_board(server, data_dir)
+
+
 def stop_board(server, data_dir):
     stop_and_clean(server, data_dir)
 

@@ -10,8 +10,8 @@ import pytest
 import requests
 from selenium.webdriver.common.by import By
 
-from pages import (Browsers, at_bearing, boxes, iso, js, overlaps, screenshot, serious, settle, start_board, status,
-                   stop_board, wait_for)
+from pages import at_bearing, iso, js, overlaps, screenshot, serious, serve_board, settle, status, wait_for
+from geo_oracle import difference
 
 SPOT = (22.4196, 114.2068)
 FOV = 60
@@ -36,18 +36,7 @@ def seed_rows():
 
 @pytest.fixture(scope="module")
 def board():
-    server, data_dir = start_board(seed_rows())
-    try:
-        yield server
-    finally:
-        stop_board(server, data_dir)
-
-
-@pytest.fixture(scope="module")
-def browsers():
-    started = Browsers()
-    yield started
-    started.quit()
+    yield from serve_board(seed_rows())
 
 
 def around(server):
@@ -55,11 +44,6 @@ def around(server):
                          timeout=30).json()["posts"]
     assert len(posts) == 100
     return posts
-
-
-def difference(a, b):
-    d = abs(a - b) % 360
-    return min(d, 360 - d)
 
 
 def signed(facing, bearing):

@@ -10,8 +10,8 @@ import re
 import pytest
 from selenium.webdriver.common.by import By
 
-from pages import (WEB, Browsers, iso, js, list_messages, offset, screenshot, serious, set_language, start_board, status,
-                   stop_board, wait_for)
+from pages import (WEB, iso, js, list_messages, offset, screenshot, serious, set_language, start_board, status, stop_board,
+                   wait_for)
 
 HERE = (25.0330, 121.5654)
 EMPTY = (25.2, 121.9)
@@ -32,13 +32,6 @@ def board():
         yield server
     finally:
         stop_board(server, data_dir)
-
-
-@pytest.fixture(scope="module")
-def browsers():
-    started = Browsers()
-    yield started
-    started.quit()
 
 
 def catalogs(driver):

@@ -9,7 +9,7 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from pages import Browsers, iso, js, offset, screenshot, serious, start_board, status, stop_board, wait_for
+from pages import iso, js, offset, screenshot, serious, start_board, status, stop_board, wait_for
 
 HERE = (51.5072, -0.1276)
 PASSWORD = "keyboard-password-1"
@@ -25,13 +25,6 @@ def board():
         yield server
     finally:
         stop_board(server, data_dir)
-
-
-@pytest.fixture(scope="module")
-def browsers():
-    started = Browsers()
-    yield started
-    started.quit()
 
 
 def focused(driver):

@@ -15,8 +15,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from pages import (Browsers, at_bearing, boxes, iso, js, list_messages, offset, overlaps, screenshot, serious, settle,
-                   small_targets, start_board, status, stop_board, wait_for)
+from pages import (at_bearing, boxes, iso, js, list_messages, offset, overlaps, screenshot, serious, serve_board, settle,
+                   small_targets, status, wait_for)
 
 HERE = (22.4196, 114.2068)  # a campus
 EMPTY = (22.5, 114.0)  # a field with nothing on the board
@@ -51,18 +51,7 @@ def seed():
 
 @pytest.fixture(scope="module")
 def board():
-    server, data_dir = start_board(seed(), moderator=("pat", PASSWORD))
-    try:
-        yield server
-    finally:
-        stop_board(server, data_dir)
-
-
-@pytest.fixture(scope="module")
-def browsers():
-    started = Browsers()
-    yield started
-    started.quit()
+    yield from serve_board(seed(), moderator=("pat", PASSWORD))
 
 
 def moderator_token(board):

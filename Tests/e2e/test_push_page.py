@@ -12,7 +12,7 @@ import requests
 from selenium.webdriver.common.by import By
 
 from outbox_receivers import Receiver
-from pages import Browsers, js, screenshot, serious, set_language, small_targets, start_board, status, stop_board, wait_for
+from pages import js, screenshot, serious, set_language, small_targets, start_board, status, stop_board, wait_for
 from test_push import Browser, verify_vapid
 
 HERE = (35.6812, 139.7671)
@@ -59,13 +59,6 @@ def board():
         yield server
     finally:
         stop_board(server, data_dir)
-
-
-@pytest.fixture(scope="module")
-def browsers():
-    started = Browsers()
-    yield started
-    started.quit()
 
 
 def notify_state(driver):

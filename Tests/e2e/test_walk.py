@@ -1,7 +1,6 @@
 """`GET /api/v1/walk`: a walker's WebSocket, checked against a brute-force oracle of the same
 circle and cone at every step of a walk (turning on the spot, across the antimeridian)."""
 import json
-import math
 import random
 import subprocess
 import time
@@ -10,27 +9,7 @@ import requests
 import websocket
 
 from conftest import BINARY
-
-EARTH = 6371008.8
-
-
-def distance(lat1, lon1, lat2, lon2):
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = math.radians(lat2 - lat1), math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH * math.asin(min(1, math.sqrt(max(0, a))))
-
-
-def bearing(lat1, lon1, lat2, lon2):
-    p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lon2 - lon1)
-    y = math.sin(dl) * math.cos(p2)
-    x = math.cos(p1) * math.sin(p2) - math.sin(p1) * math.cos(p2) * math.cos(dl)
-    return math.degrees(math.atan2(y, x)) % 360
-
-
-def angle_difference(a, b):
-    d = abs(a - b) % 360
-    return min(d, 360 - d)
+from geo_oracle import bearing, difference, distance
 
 
 def in_view(posts, update):
@@ -42,7 +21,7 @@ def in_view(posts, update):
         if d > radius:
             continue
         if "facing" in update and d > update.get("accuracy", 10):
-            if angle_difference(bearing(update["lat"], update["lon"], post["lat"], post["lon"]), update["facing"]) > update.get("fov", 60) / 2:
+            if difference(bearing(update["lat"], update["lon"], post["lat"], post["lon"]), update["facing"]) > update.get("fov", 60) / 2:
                 continue
         found.append((d, post["id"]))
     return {post_id for _, post_id in sorted(found)[:200]}
@@ -113,7 +92,7 @@ def test_a_walk_sees_exactly_what_the_oracle_sees(server_factory):
                 if message["type"] == "enter":
                     post = message["post"]
                     assert abs(post["distance"] - distance(update["lat"], update["lon"], post["lat"], post["lon"])) < 1e-6
-                    assert angle_difference(post["bearing"], bearing(update["lat"], update["lon"], post["lat"], post["lon"])) < 1e-6
+                    assert difference(post["bearing"], bearing(update["lat"], update["lon"], post["lat"], post["lon"])) < 1e-6
             assert set(walker.shown) == in_view(posts, update), f"after {update}"
         # A note made in view enters by itself; one hidden leaves.
         walker.step({"lat": 48.8570, "lon": 2.3525, "radius": 100})

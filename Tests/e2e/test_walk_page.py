@@ -5,21 +5,20 @@ view, the page's "facing my way" rule and its rule for notes closer than the acc
 come over the walk WebSocket: the page opens /api/v1/walk, a note posted near the walker slides in
 without a reload, a dropped socket is opened again (HTTP meanwhile), and leaving the view closes it."""
 import datetime
-import math
 import random
 
 import pytest
 import requests
 from selenium.webdriver.common.by import By
 
-from pages import Browsers, at_bearing, iso, js, offset, overlaps, screenshot, serious, settle, start_board, stop_board, wait_for
+from pages import at_bearing, iso, js, offset, overlaps, screenshot, serious, serve_board, settle, wait_for
+from geo_oracle import bearing, difference, distance
 
 START = (51.5007, -0.1246)
 RADIUS = 50
 FOV = 60
 TOLERANCE = 45
 ACCURACY = 10
-EARTH = 6371008.8
 # The walk: (metres north of the start, metres east, facing); turns on the spot and steps north.
 WALK = [(0, 0, 0), (0, 0, 90), (0, 0, 200), (30, 0, 200), (30, 0, 0), (60, 5, 0), (60, 5, 300), (95, 5, 350)]
 RECORD_SOCKETS = """
@@ -40,25 +39,6 @@ RECORD_SOCKETS = """
       Object.assign(window.WebSocket, { CONNECTING: 0, OPEN: 1, CLOSING: 2, CLOSED: 3 });
       window.WebSocket.prototype = Native.prototype;
     })();"""
-
-
-def distance(lat1, lon1, lat2, lon2):
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = math.radians(lat2 - lat1), math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH * math.asin(min(1, math.sqrt(max(0, a))))
-
-
-def bearing(lat1, lon1, lat2, lon2):
-    p1, p2, dl = math.radians(lat1), math.radians(lat2), math.radians(lon2 - lon1)
-    y = math.sin(dl) * math.cos(p2)
-    x = math.cos(p1) * math.sin(p2) - math.sin(p1) * math.cos(p2) * math.cos(dl)
-    return math.degrees(math.atan2(y, x)) % 360
-
-
-def difference(a, b):
-    d = abs(a - b) % 360
-    return min(d, 360 - d)
 
 
 def where(step):
@@ -128,18 +108,7 @@ def seed_rows():
 
 @pytest.fixture(scope="module")
 def board():
-    server, data_dir = start_board(seed_rows())
-    try:
-        yield server
-    finally:
-        stop_board(server, data_dir)
-
-
-@pytest.fixture(scope="module")
-def browsers():
-    started = Browsers()
-    yield started
-    started.quit()
+    yield from serve_board(seed_rows())
 
 
 def all_notes(server):
