@@ -93,7 +93,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds shutdown waits for busy connections before closing them. Default 10. Env: NOTICEBOARD_SHUTDOWN_TIMEOUT.")
     var shutdownTimeout: Double?
 
-    @Option(help: "A host webhooks and push endpoints may name even if it resolves to loopback or a private network (repeatable). Default: public addresses only. Env: NOTICEBOARD_WEBHOOK_ALLOW_HOSTS (comma-separated).")
+    @Option(help: "The hosts webhooks and push endpoints may name, and only those, loopback or private ones included (repeatable). Default: any public address. Env: NOTICEBOARD_WEBHOOK_ALLOW_HOSTS (comma-separated).")
     var webhookAllowHost: [String] = []
 
     @Option(help: "Contact for push services in VAPID tokens, mailto: or https:. Env: NOTICEBOARD_VAPID_SUBJECT.")

@@ -63,6 +63,8 @@ import Testing
         #expect(await allowing.check(try DeliveryURL("http://127.0.0.1:9/x", field: "url")) == .allowed)
         #expect(await allowing.check(try DeliveryURL("http://[::1]/x", field: "url")) == .allowed)
         #expect(await allowing.check(try DeliveryURL("http://10.0.0.1/x", field: "url")) != .allowed)
+        // A list given is the whole list: public hosts outside it are refused too.
+        #expect(await allowing.check(try DeliveryURL("https://8.8.8.8/x", field: "url")) != .allowed)
     }
 
     @Test func aPushBodyFitsOneRecordEvenForTheLongestNote() {

@@ -7,10 +7,10 @@ import Darwin
 import NIOPosix
 import NoticeBoardCore
 
-/// Which hosts the server may call (webhooks, push endpoints): by default any public address and
-/// never loopback, private, link-local or otherwise reserved ones, so that a URL cannot make the
-/// server reach into its own network (server-side request forgery). Hosts named with
-/// `--webhook-allow-host` are allowed whatever they resolve to.
+/// Which hosts the server may call (webhooks, push endpoints). With `--webhook-allow-host` given,
+/// exactly the hosts it names (whatever they resolve to); by default any public address and never
+/// loopback, private, link-local or otherwise reserved ones, so that a URL cannot make the server
+/// reach into its own network (server-side request forgery).
 struct HostPolicy: Sendable {
     let allowedHosts: Set<String>
 
@@ -27,7 +27,9 @@ struct HostPolicy: Sendable {
 
     /// Checks a URL's host: an address literal directly, a name by resolving it.
     func check(_ url: DeliveryURL) async -> Verdict {
-        if allowedHosts.contains(url.host) { return .allowed }
+        if !allowedHosts.isEmpty {
+            return allowedHosts.contains(url.host) ? .allowed : .refused("is not among the hosts allowed with --webhook-allow-host")
+        }
         if url.host == "localhost" || url.host.hasSuffix(".localhost") {
             return .refused("must not point at this machine (loopback); allow the host with --webhook-allow-host")
         }

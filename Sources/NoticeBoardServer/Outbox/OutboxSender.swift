@@ -14,7 +14,8 @@ import ServiceLifecycle
 /// attempt ended. Every call has a deadline shorter than the lease.
 final class OutboxSender: Service, Sendable {
     static let batch = 16
-    static let lease = Duration.seconds(60)
+    /// Twice the call's deadline: a delivery held by an instance that died waits this long.
+    static let lease = Duration.seconds(30)
     static let callDeadline = TimeAmount.seconds(15)
     static let idleInterval = Duration.milliseconds(200)
     /// What a push may wait at the push service for the browser to come online.
