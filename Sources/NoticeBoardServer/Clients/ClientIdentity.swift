@@ -51,3 +51,13 @@ public struct ClientIdentity: Sendable {
         address(peer: context.remoteAddress, forwardedFor: request.headers[Self.forwardedForHeader])
     }
 }
+
+extension ClientIdentity {
+    /// The device key's hash, for routes that need one: 400 on `X-Device-Key` when absent or malformed.
+    func requiredDeviceHash(of request: Request) throws -> String {
+        guard let hash = try deviceHash(of: request) else {
+            throw APIError.invalid("\(DeviceKey.header) is required", field: DeviceKey.header)
+        }
+        return hash
+    }
+}

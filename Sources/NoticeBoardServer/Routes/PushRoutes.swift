@@ -18,12 +18,6 @@ struct PushRoutes: Sendable {
         return outbox
     }
 
-    func requiredDevice(_ request: Request) throws -> String {
-        guard let hash = try identity.deviceHash(of: request) else {
-            throw APIError.invalid("\(DeviceKey.header) is required", field: DeviceKey.header)
-        }
-        return hash
-    }
 
     @Sendable func key(_ request: Request, context: AppRequestContext) async throws -> Response {
         JSONResponse.make(["publicKey": try await required().vapid().publicKey])
@@ -32,7 +26,7 @@ struct PushRoutes: Sendable {
     @Sendable func subscribe(_ request: Request, context: AppRequestContext) async throws -> Response {
         let outbox = try required()
         try outbox.board.requireLoaded()
-        let device = try requiredDevice(request)
+        let device = try identity.requiredDeviceHash(of: request)
         let draft = try PushSubscriptionDraft(json: try await JSONBody.read(request))
         guard WebPushEncryption.isValidKey(draft.p256dh) else {
             throw APIError.invalid("is not a point on the P-256 curve", field: "subscription.keys.p256dh")
@@ -52,7 +46,7 @@ struct PushRoutes: Sendable {
     @Sendable func unsubscribe(_ request: Request, context: AppRequestContext) async throws -> Response {
         let outbox = try required()
         let id = try ReactionRoutes.id(context, "subscription")
-        let device = try requiredDevice(request)
+        let device = try identity.requiredDeviceHash(of: request)
         switch try await outbox.store.deleteSubscription(id: id, deviceHash: device) {
         case .deleted: return Response(status: .noContent)
         case .notFound: throw APIError.notFound("no such subscription")

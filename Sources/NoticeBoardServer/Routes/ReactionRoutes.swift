@@ -27,18 +27,11 @@ struct ReactionRoutes: Sendable {
         return id
     }
 
-    /// The device key, which these routes need: 400 on `X-Device-Key` when absent or malformed.
-    func requiredDevice(_ request: Request) throws -> String {
-        guard let hash = try identity.deviceHash(of: request) else {
-            throw APIError.invalid("\(DeviceKey.header) is required", field: DeviceKey.header)
-        }
-        return hash
-    }
 
     func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> Response {
         try board.requireLoaded()
         let id = try Self.id(context)
-        let device = try requiredDevice(request)
+        let device = try identity.requiredDeviceHash(of: request)
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = likeLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
         guard let result = try await board.setLike(postId: id, deviceHash: device, liked: liked) else {
