@@ -11,7 +11,7 @@ func withModerationStore<T: Sendable>(
 
 /// Runs `body` with a client of the migrated database.
 func withMigratedClient<T: Sendable>(
-    _ database: DatabaseOptions, _ body: @Sendable (PostgresClient, Logger) async throws -> T
+    _ database: DatabaseOptions, _ body: @Sendable (DatabasePool, Logger) async throws -> T
 ) async throws -> T {
     try await withDatabaseClient(database) { client, logger in
         try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
@@ -22,7 +22,7 @@ func withMigratedClient<T: Sendable>(
 /// Runs `body` with a running client of the configured database, then closes it (and stops
 /// the embedded cluster if this command started it).
 func withDatabaseClient<T: Sendable>(
-    _ database: DatabaseOptions, _ body: @Sendable (PostgresClient, Logger) async throws -> T
+    _ database: DatabaseOptions, _ body: @Sendable (DatabasePool, Logger) async throws -> T
 ) async throws -> T {
     let logger = database.makeLogger()
     let handle = try database.openDatabaseOrExit(logger: logger)

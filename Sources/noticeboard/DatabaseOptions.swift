@@ -9,6 +9,9 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "PostgreSQL URL (postgres://user:password@host:5432/db). Default: the embedded cluster. Env: NOTICEBOARD_DATABASE_URL.")
     var databaseURL: String?
 
+    @Option(help: "A hot standby to load the index and follow changes from (several hosts allowed; target_session_attrs defaults to prefer-standby). Default: the database URL. Env: NOTICEBOARD_READ_DATABASE_URL.")
+    var readDatabaseURL: String?
+
     @Option(help: "Data directory: the embedded cluster and the client-hash key. Default ./.noticeboard. Env: NOTICEBOARD_DATA_DIR.")
     var dataDir: String?
 
@@ -19,6 +22,15 @@ struct DatabaseOptions: ParsableArguments {
     var logFormat: String?
 
     func validate() throws {
+        do {
+            if let url = resolvedDatabaseURL { _ = try Self.writeEndpoint(url) }
+            if let url = resolvedReadDatabaseURL { _ = try DatabaseEndpoint(url: url, defaultTarget: .preferStandby) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if resolvedReadDatabaseURL != nil, resolvedDatabaseURL == nil {
+            throw ValidationError("--read-database-url needs --database-url: the embedded cluster has no standby")
+        }
         if let format = Environment.value(logFormat, "NOTICEBOARD_LOG_FORMAT"), LogFormat(rawValue: format) == nil {
             throw ValidationError("--log-format must be text or json, not \(format)")
         }
@@ -28,6 +40,14 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     var resolvedDatabaseURL: String? { Environment.value(databaseURL, "NOTICEBOARD_DATABASE_URL") }
+    var resolvedReadDatabaseURL: String? { Environment.value(readDatabaseURL, "NOTICEBOARD_READ_DATABASE_URL") }
+
+    /// With several hosts, writes go to whichever is the primary (libpq's read-write) unless the URL says otherwise.
+    static func writeEndpoint(_ url: String) throws -> DatabaseEndpoint {
+        let endpoint = try DatabaseEndpoint(url: url)
+        guard endpoint.hosts.count > 1, !url.contains("target_session_attrs=") else { return endpoint }
+        return try DatabaseEndpoint(url: url, defaultTarget: .readWrite)
+    }
 
     var resolvedDataDirectory: URL {
         URL(fileURLWithPath: Environment.value(dataDir, "NOTICEBOARD_DATA_DIR") ?? "./.noticeboard").standardizedFileURL
@@ -53,24 +73,35 @@ struct DatabaseOptions: ParsableArguments {
     /// Connects to the configured database, starting the embedded cluster when there is no URL.
     func openDatabase(logger: Logger) throws -> DatabaseHandle {
         if let url = resolvedDatabaseURL {
-            return DatabaseHandle(endpoint: try DatabaseEndpoint(url: url), embedded: nil, isEmbedded: false)
+            return DatabaseHandle(
+                endpoint: try Self.writeEndpoint(url), readEndpoint: try resolvedReadDatabaseURL.map { try DatabaseEndpoint(url: $0, defaultTarget: .preferStandby) },
+                embedded: nil, isEmbedded: false)
         }
         let embedded = try EmbeddedPostgres(dataDirectory: resolvedDataDirectory, logger: logger)
         let (endpoint, owns) = try embedded.start()
-        return DatabaseHandle(endpoint: endpoint, embedded: owns ? embedded : nil, isEmbedded: true)
+        return DatabaseHandle(endpoint: endpoint, readEndpoint: nil, embedded: owns ? embedded : nil, isEmbedded: true)
     }
 }
 
 /// An open database: where it is, and the embedded cluster to stop when done (if we own it).
 struct DatabaseHandle: Sendable {
     let endpoint: DatabaseEndpoint
+    /// A hot standby for the index load and the change feed, if given.
+    let readEndpoint: DatabaseEndpoint?
     let embedded: EmbeddedPostgres?
     let isEmbedded: Bool
 
-    var summary: String { isEmbedded ? "embedded PostgreSQL at \(endpoint)" : "\(endpoint)" }
+    var summary: String {
+        if isEmbedded { return "embedded PostgreSQL at \(endpoint)" }
+        return readEndpoint.map { "\(endpoint), reads from \($0)" } ?? "\(endpoint)"
+    }
 
-    func makeClient(logger: Logger) -> PostgresClient {
-        PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)
+    func makeClient(logger: Logger) -> DatabasePool {
+        DatabasePool(endpoint: endpoint, logger: logger)
+    }
+
+    func makeReadClient(logger: Logger) -> DatabasePool? {
+        readEndpoint.map { DatabasePool(endpoint: $0, logger: logger) }
     }
 
     func close() { embedded?.stop() }

@@ -113,16 +113,17 @@ struct ServeCommand: AsyncParsableCommand {
         let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
         let client = handle.makeClient(logger: logger)
-        let store = PostgresPostStore(client: client, logger: logger)
+        let reads = handle.makeReadClient(logger: logger)
+        let store = PostgresPostStore(client: client, reads: reads, logger: logger)
         let moderation = PostgresModerationStore(client: client, logger: logger)
         let board = Board(
             store: store, moderation: moderation, beacons: PostgresBeaconStore(client: client, logger: logger),
-            places: PostgresPlaceStore(client: client, logger: logger), likes: PostgresLikeStore(client: client, logger: logger),
+            places: PostgresPlaceStore(client: client, reads: reads, logger: logger), likes: PostgresLikeStore(client: client, logger: logger),
             replies: PostgresReplyStore(client: client, logger: logger))
         let summary = handle.summary
         var setup = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: logger)
-        setup.services = [client] + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])
-        setup.changes = PostgresChangeFeed(client: client, logger: logger)
+        setup.services = [client] + (reads.map { [$0] } ?? []) + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])
+        setup.changes = PostgresChangeFeed(client: client, reads: reads, logger: logger)
         setup.outbox = PostgresOutboxStore(client: client, logger: logger)
         setup.prepare = {
             try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())

@@ -43,7 +43,7 @@ public enum TestDatabase {
         }
         let endpoint = admin.with(database: name)
         try await withClient(endpoint) { client in
-            try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
+            try await Migrator(client: DatabasePool(client), logger: logger).migrate(try Migration.bundled())
         }
         return endpoint
     }

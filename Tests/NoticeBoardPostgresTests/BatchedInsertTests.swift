@@ -22,7 +22,7 @@ import Testing
         let endpoint = try await TestDatabase.fresh()
         let count = 600
         let (returned, stored) = try await TestDatabase.withClient(endpoint) { client in
-            let store = PostgresPostStore(client: client, logger: TestDatabase.logger)
+            let store = PostgresPostStore(client: DatabasePool(client), logger: TestDatabase.logger)
             let returned = try await withThrowingTaskGroup(of: (Int, Post).self) { group in
                 for index in 0..<count {
                     group.addTask {

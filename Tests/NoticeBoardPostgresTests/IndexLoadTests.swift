@@ -37,7 +37,7 @@ import Testing
                     """, logger: TestDatabase.logger)
             }
             var loaded: [Post] = []
-            try await PostgresPostStore(client: client, logger: TestDatabase.logger, loadChunkSize: chunkSize)
+            try await PostgresPostStore(client: DatabasePool(client), logger: TestDatabase.logger, loadChunkSize: chunkSize)
                 .forEachVisiblePost { loaded.append($0) }
             return loaded
         }
@@ -49,7 +49,7 @@ import Testing
         let endpoint = try await TestDatabase.fresh()
         let count = try await TestDatabase.withClient(endpoint) { client in
             var count = 0
-            try await PostgresPostStore(client: client, logger: TestDatabase.logger, loadChunkSize: 2).forEachVisiblePost { _ in count += 1 }
+            try await PostgresPostStore(client: DatabasePool(client), logger: TestDatabase.logger, loadChunkSize: 2).forEachVisiblePost { _ in count += 1 }
             return count
         }
         #expect(count == 0)

@@ -20,13 +20,13 @@ import Testing
             try await client.query("CREATE SCHEMA public", logger: TestDatabase.logger)
             let migrations = try Migration.bundled()
             let results = try await withThrowingTaskGroup(of: [String].self) { group in
-                for _ in 0..<3 { group.addTask { try await Migrator(client: client, logger: TestDatabase.logger).migrate(migrations) } }
+                for _ in 0..<3 { group.addTask { try await Migrator(client: DatabasePool(client), logger: TestDatabase.logger).migrate(migrations) } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             // Exactly one of the concurrent runs applied everything; the others found nothing to do.
             #expect(results.filter { !$0.isEmpty }.count == 1)
             #expect(results.flatMap { $0 } == migrations.map(\.name))
-            #expect(try await Migrator(client: client, logger: TestDatabase.logger).migrate(migrations).isEmpty)
+            #expect(try await Migrator(client: DatabasePool(client), logger: TestDatabase.logger).migrate(migrations).isEmpty)
             var versions: [Int] = []
             for try await version in try await client.query("SELECT version FROM schema_migrations ORDER BY version").decode(Int.self) {
                 versions.append(version)
@@ -40,7 +40,7 @@ import Testing
         try await TestDatabase.withClient(endpoint) { client in
             try await client.query("INSERT INTO schema_migrations (version, name) VALUES (9999, 'future.sql')", logger: TestDatabase.logger)
             await #expect(throws: MigrationError.self) {
-                try await Migrator(client: client, logger: TestDatabase.logger).migrate(try Migration.bundled())
+                try await Migrator(client: DatabasePool(client), logger: TestDatabase.logger).migrate(try Migration.bundled())
             }
         }
     }

@@ -14,7 +14,7 @@ import Testing
             try await client.query("ALTER DATABASE \(unescaped: endpoint.database) SET default_transaction_read_only = on", logger: TestDatabase.logger)
         }
         try await TestDatabase.withClient(endpoint) { client in
-            let store = PostgresPostStore(client: client, logger: TestDatabase.logger)
+            let store = PostgresPostStore(client: DatabasePool(client), logger: TestDatabase.logger)
             let draft = PostDraft(lat: 1, lon: 2, message: "m", tag: "t")
             for key in [nil, IdempotencyRequest(key: "read-only", fingerprint: "a")] {
                 do {

@@ -44,7 +44,7 @@ import Testing
         var app = try await TestApp.make()
         app.settings.reportThreshold = threshold
         let (added, addedTwice) = try await TestDatabase.withClient(app.endpoint) { client throws -> (Bool, Bool) in
-            let store = PostgresModerationStore(client: client, logger: TestDatabase.logger)
+            let store = PostgresModerationStore(client: DatabasePool(client), logger: TestDatabase.logger)
             let first = try await store.addModerator(username: "mod", passwordHash: ModeratorAuth.hashPassword("correct horse"))
             return (first, try await store.addModerator(username: "mod", passwordHash: "x"))
         }

@@ -220,7 +220,7 @@ import Testing
     @Test func keysOlderThanTheRetentionArePurgedAndRecentOnesKept() async throws {
         let endpoint = try await TestDatabase.fresh()
         try await TestDatabase.withClient(endpoint) { client in
-            let store = PostgresPostStore(client: client, logger: TestDatabase.logger)
+            let store = PostgresPostStore(client: DatabasePool(client), logger: TestDatabase.logger)
             let draft = PostDraft(lat: 1, lon: 2, message: "m", tag: "t")
             _ = try await store.create(draft, clientHash: nil, idempotency: IdempotencyRequest(key: "old", fingerprint: "a"))
             _ = try await store.create(draft, clientHash: nil, idempotency: IdempotencyRequest(key: "new", fingerprint: "a"))

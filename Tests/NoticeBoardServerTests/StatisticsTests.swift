@@ -81,7 +81,7 @@ import Testing
     static func store(_ seeded: inout [Seeded], _ events: [Event], endpoint: DatabaseEndpoint) async throws {
         let rows = seeded
         let ids = try await TestDatabase.withClient(endpoint) { client in
-            try await Migrator(client: client, logger: TestDatabase.logger).migrate(try Migration.bundled())
+            try await Migrator(client: DatabasePool(client), logger: TestDatabase.logger).migrate(try Migration.bundled())
             var ids: [Int64] = []
             for post in rows {
                 for try await id in try await client.query(

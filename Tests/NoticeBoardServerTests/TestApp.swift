@@ -22,13 +22,13 @@ struct TestApp {
         _ setup: TestingSetup = .router, _ body: @Sendable @escaping (any TestClientProtocol, Board) async throws -> T
     ) async throws -> T {
         let client = PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: TestDatabase.logger)
-        let moderation = PostgresModerationStore(client: client, logger: TestDatabase.logger)
+        let moderation = PostgresModerationStore(client: DatabasePool(client), logger: TestDatabase.logger)
         let board = Board(
-            store: PostgresPostStore(client: client, logger: TestDatabase.logger), moderation: moderation,
-            beacons: PostgresBeaconStore(client: client, logger: TestDatabase.logger),
-            places: PostgresPlaceStore(client: client, logger: TestDatabase.logger, placeLimit: placeLimit),
-            likes: PostgresLikeStore(client: client, logger: TestDatabase.logger),
-            replies: PostgresReplyStore(client: client, logger: TestDatabase.logger))
+            store: PostgresPostStore(client: DatabasePool(client), logger: TestDatabase.logger), moderation: moderation,
+            beacons: PostgresBeaconStore(client: DatabasePool(client), logger: TestDatabase.logger),
+            places: PostgresPlaceStore(client: DatabasePool(client), logger: TestDatabase.logger, placeLimit: placeLimit),
+            likes: PostgresLikeStore(client: DatabasePool(client), logger: TestDatabase.logger),
+            replies: PostgresReplyStore(client: DatabasePool(client), logger: TestDatabase.logger))
         var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
         application.services = [client]
         return try await buildApplication(application).test(setup) { http in

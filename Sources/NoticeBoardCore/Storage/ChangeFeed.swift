@@ -13,6 +13,10 @@ public protocol ChangeFeed: Sendable {
     /// starts), until it fails or is cancelled.
     func listen(wake: @escaping @Sendable () -> Void) async throws
 
+    /// Whether `listen` hears announcements where changes are read (not on a hot standby:
+    /// followers there poll by sequence, often).
+    var hearsAnnouncements: Bool { get }
+
     /// Tells every listener that changes were committed (after the commit, outside the writing
     /// transaction: announcing inside it would make concurrent writers commit one at a time).
     func announce() async throws

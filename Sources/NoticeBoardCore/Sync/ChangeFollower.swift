@@ -4,24 +4,30 @@ import Metrics
 /// Follows the database's change feed and reconciles the index with every change another
 /// instance (or `noticeboard import`) commits. A writer's announcement wakes it at once; a tick
 /// every half second catches up anyway, so a lost announcement or connection costs at most that.
+/// Where announcements are not heard (changes read from a hot standby) it ticks ten times a second.
 struct ChangeFollower: Sendable {
     let board: Board
     let feed: any ChangeFeed
     let logger: Logger
     var pageSize = 10_000
     var tick: Duration = .milliseconds(500)
+    var pollingTick: Duration = .milliseconds(100)
 
     func run(after start: Int64) async throws {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let hears = feed.hearsAnnouncements
+        let tick = hears ? tick : pollingTick
         try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask {
-                while !Task.isCancelled {
-                    do {
-                        try await feed.listen { wake.yield() }
-                    } catch {
-                        logger.debug("change notifications interrupted; reconnecting", metadata: ["error": "\(error)"])
+            if hears {
+                group.addTask {
+                    while !Task.isCancelled {
+                        do {
+                            try await feed.listen { wake.yield() }
+                        } catch {
+                            logger.debug("change notifications interrupted; reconnecting", metadata: ["error": "\(error)"])
+                        }
+                        try await Task.sleep(for: .seconds(1))
                     }
-                    try await Task.sleep(for: .seconds(1))
                 }
             }
             group.addTask {

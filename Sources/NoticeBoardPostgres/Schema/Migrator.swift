@@ -8,10 +8,10 @@ public struct Migrator: Sendable {
     /// Arbitrary but fixed: the advisory lock key of NoticeBoard's migrations.
     static let lockKey: Int64 = 0x4E6F_7469_6365_4231
 
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

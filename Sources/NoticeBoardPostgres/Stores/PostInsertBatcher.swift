@@ -26,11 +26,11 @@ final class PostInsertBatcher: Sendable {
         var inFlight = 0
     }
 
-    private let client: PostgresClient
+    private let client: DatabasePool
     private let logger: Logger
     private let state = Mutex(State())
 
-    init(client: PostgresClient, logger: Logger) {
+    init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

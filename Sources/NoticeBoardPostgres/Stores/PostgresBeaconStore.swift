@@ -4,10 +4,10 @@ import PostgresNIO
 
 /// The beacon registry on PostgreSQL; every change is audited in the same transaction.
 public struct PostgresBeaconStore: BeaconStore {
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -3,20 +3,26 @@ import NoticeBoardCore
 import PostgresNIO
 
 /// The `post_changes` table (filled by triggers on `posts`) and its `NOTIFY` channel, on which
-/// writers announce their changes after commit.
+/// writers announce their changes after commit. Changes may be read from a hot standby: no
+/// notification reaches one, so a follower there goes by sequence alone.
 public struct PostgresChangeFeed: ChangeFeed {
     static let channel = "post_changes"
-    let client: PostgresClient
+    let client: DatabasePool
+    let reads: DatabasePool
     let logger: Logger
+    public let hearsAnnouncements: Bool
 
-    public init(client: PostgresClient, logger: Logger) {
+    /// `reads` (a standby's pool) when changes are to be followed from there.
+    public init(client: DatabasePool, reads: DatabasePool? = nil, logger: Logger) {
         self.client = client
+        self.reads = reads ?? client
+        hearsAnnouncements = reads == nil
         self.logger = logger
     }
 
     public func startingSequence() async throws -> Int64 {
         try await StoreErrors.translating {
-            let rows = try await client.query(
+            let rows = try await reads.query(
                 "SELECT coalesce(max(seq), 0)::int8 FROM post_changes WHERE changed_at < now() - interval '1 minute'",
                 logger: logger)
             for try await latest in rows.decode(Int64.self) { return latest }
@@ -28,7 +34,7 @@ public struct PostgresChangeFeed: ChangeFeed {
     /// PostgreSQL would otherwise stop this instance following until it returned.
     public func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
         try await StoreErrors.bounded { [self] in
-            try await Self.decodeChanges(try await client.query(Self.changesQuery(after: sequence, limit: limit), logger: logger))
+            try await Self.decodeChanges(try await reads.query(Self.changesQuery(after: sequence, limit: limit), logger: logger))
         }
     }
 

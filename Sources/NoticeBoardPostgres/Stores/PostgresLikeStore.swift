@@ -5,10 +5,10 @@ import PostgresNIO
 /// Likes on PostgreSQL: the like row and the post's count change in one transaction, the post
 /// row locked first, so concurrent likes of one post count exactly.
 public struct PostgresLikeStore: LikeStore {
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -5,10 +5,10 @@ import PostgresNIO
 /// Moderation on PostgreSQL: status changes with their audit entries in one transaction,
 /// reports counted once per client, moderators and hashed tokens.
 public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -5,10 +5,10 @@ import PostgresNIO
 
 /// Webhooks, push subscriptions and the deliveries outbox on PostgreSQL (migration 0011).
 public struct PostgresOutboxStore: OutboxStore {
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -6,20 +6,23 @@ import PostgresNIO
 /// Places and announcements on PostgreSQL; every change is audited and raises the revision in
 /// the same transaction.
 public struct PostgresPlaceStore: PlaceStore {
-    let client: PostgresClient
+    let client: DatabasePool
+    /// Where the directory is read from: a hot standby when the instance is given one.
+    let reads: DatabasePool
     let logger: Logger
     /// Places the board keeps (tests use a few).
     let placeLimit: Int
 
-    public init(client: PostgresClient, logger: Logger, placeLimit: Int = PlaceLimits.places) {
+    public init(client: DatabasePool, reads: DatabasePool? = nil, logger: Logger, placeLimit: Int = PlaceLimits.places) {
         self.client = client
+        self.reads = reads ?? client
         self.logger = logger
         self.placeLimit = placeLimit
     }
 
     public func revision() async throws -> Int64 {
         try await StoreErrors.bounded { [self] in
-            for try await revision in try await client.query("SELECT revision FROM place_revision", logger: logger).decode(Int64.self) {
+            for try await revision in try await reads.query("SELECT revision FROM place_revision", logger: logger).decode(Int64.self) {
                 return revision
             }
             return 0
@@ -32,7 +35,7 @@ public struct PostgresPlaceStore: PlaceStore {
         try await StoreErrors.bounded { [self] in
             let revision = try await self.revision()
             var places: [Place] = []
-            for try await (slug, name, polygon, floorMin, floorMax, description) in try await client.query(
+            for try await (slug, name, polygon, floorMin, floorMax, description) in try await reads.query(
                 "SELECT slug, name, polygon, floor_min, floor_max, description FROM places ORDER BY slug LIMIT \(placeLimit)",
                 logger: logger
             ).decode((String, String, [Double], Int16?, Int16?, String).self) {
@@ -45,7 +48,7 @@ public struct PostgresPlaceStore: PlaceStore {
                 places.append(Place(slug: slug, name: name, shape: shape, floors: floors, description: description))
             }
             var announcements: [Announcement] = []
-            for try await (id, place, message, createdAt, until) in try await client.query(
+            for try await (id, place, message, createdAt, until) in try await reads.query(
                 """
                 SELECT id, place, message, (extract(epoch FROM created_at) * 1000)::int8, (extract(epoch FROM until) * 1000)::int8
                 FROM place_announcements WHERE until > now() ORDER BY id LIMIT 100000

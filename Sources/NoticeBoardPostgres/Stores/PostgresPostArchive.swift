@@ -5,10 +5,10 @@ import PostgresNIO
 
 /// Bulk movement of posts in and out of the store: `noticeboard import` and `export`.
 public struct PostgresPostArchive: Sendable {
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -6,15 +6,18 @@ import Synchronization
 
 /// The store of record on PostgreSQL. Every statement is parameterised.
 public struct PostgresPostStore: PostStore {
-    let client: PostgresClient
+    let client: DatabasePool
+    /// Where the index loads from: a hot standby when the instance is given one.
+    let reads: DatabasePool
     let logger: Logger
     /// Posts per chunk of `forEachVisiblePost`: large enough to keep PostgreSQL busy while the
     /// previous chunk is decoded, small enough to bound the memory a chunk takes.
     let loadChunkSize: Int
     let batcher: PostInsertBatcher
 
-    public init(client: PostgresClient, logger: Logger, loadChunkSize: Int = 100_000) {
+    public init(client: DatabasePool, reads: DatabasePool? = nil, logger: Logger, loadChunkSize: Int = 100_000) {
         precondition(loadChunkSize > 0)
+        self.reads = reads ?? client
         self.loadChunkSize = loadChunkSize
         batcher = PostInsertBatcher(client: client, logger: logger)
         self.client = client
@@ -103,7 +106,7 @@ public struct PostgresPostStore: PostStore {
         try await translatingErrors {
             // The first id of every chunk, from one walk of the primary key: ids may be sparse
             // (imports keep theirs), so chunks are counted in rows, not in id ranges.
-            let starts = try await client.query(
+            let starts = try await reads.query(
                 """
                 SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM posts WHERE status = 'visible') numbered
                 WHERE (n - 1) % \(loadChunkSize) = 0 ORDER BY id
@@ -127,7 +130,7 @@ public struct PostgresPostStore: PostStore {
     }
 
     private func fetchChunk(_ ids: (Int64, Int64)) async throws -> [PostgresCell] {
-        let rows = try await client.query(
+        let rows = try await reads.query(
             """
             SELECT array_agg(id), array_agg(lat), array_agg(lon), array_agg(heading), array_agg(message), array_agg(tag),
                    array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon), array_agg(version),

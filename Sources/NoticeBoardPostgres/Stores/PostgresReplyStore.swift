@@ -5,10 +5,10 @@ import PostgresNIO
 /// Replies on PostgreSQL. A reply, its post's reply count and its change-feed entry are
 /// committed together; so are a reply's change of status, the count and the audit entry.
 public struct PostgresReplyStore: ReplyStore {
-    let client: PostgresClient
+    let client: DatabasePool
     let logger: Logger
 
-    public init(client: PostgresClient, logger: Logger) {
+    public init(client: DatabasePool, logger: Logger) {
         self.client = client
         self.logger = logger
     }

@@ -1,7 +1,9 @@
 import Hummingbird
 import NoticeBoardCore
 
-/// `/healthz` (the process runs) and `/readyz` (database reachable and index loaded).
+/// `/healthz` (the process runs), `/readyz` (database reachable and index loaded) and
+/// `/readyz/reads` (index loaded: reads are answered from memory, also while the database fails
+/// over, so a load balancer keeps sending them).
 struct HealthRoutes: Sendable {
     let board: Board
 
@@ -10,6 +12,10 @@ struct HealthRoutes: Sendable {
         routes.on(.get, "/readyz") { _, _ in
             guard board.isLoaded else { throw APIError.unavailable("the index is still loading") }
             guard await board.isStoreReachable() else { throw APIError.unavailable("the database is unreachable") }
+            return JSONResponse.make(["status": "ready"])
+        }
+        routes.on(.get, "/readyz/reads") { _, _ in
+            guard board.isLoaded else { throw APIError.unavailable("the index is still loading") }
             return JSONResponse.make(["status": "ready"])
         }
     }
