@@ -160,7 +160,7 @@ public enum TargetSession: String, Sendable, CaseIterable {
     var needsProbing: Bool { self != .any }
 }
 
-public enum DatabaseEndpointError: Error, CustomStringConvertible {
+public enum DatabaseEndpointError: Error, Equatable, CustomStringConvertible {
     case invalidURL
     case invalidTarget(String)
     public var description: String {
