@@ -48,6 +48,9 @@ public struct RTreeIndex: Sendable {
 
     public func contains(id: Int64) -> Bool { slots.slot(of: id, ids: columns.id) != nil }
 
+    /// The stored post with this id, as the columns hold it.
+    public func post(id: Int64) -> IndexedPost? { slots.slot(of: id, ids: columns.id).map { columns.post(at: Int($0)) } }
+
     // MARK: - Bulk build
 
     /// Builds the tree from scratch: one sort per axis and level, every node well filled.

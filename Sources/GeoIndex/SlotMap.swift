@@ -3,19 +3,19 @@
 /// so the map costs a fraction of what a `[Int64: Int32]` dictionary does per post.
 ///
 /// Every call that compares keys takes the id column: the table holds no ids of its own.
-struct SlotMap: Sendable {
+public struct SlotMap: Sendable {
     private static let empty: Int32 = -1
     /// Grown when fuller than this; built at `bulkLoad`, so a fresh index wastes little.
     private static let maxLoad = 0.85
     private static let bulkLoad = 0.7
 
     private(set) var buckets: [Int32] = []
-    private(set) var count = 0
+    public private(set) var count = 0
 
-    init() {}
+    public init() {}
 
     /// An empty map sized for `expected` entries.
-    init(expected: Int) {
+    public init(expected: Int) {
         buckets = Array(repeating: Self.empty, count: Self.capacity(for: expected))
     }
 
@@ -45,12 +45,12 @@ struct SlotMap: Sendable {
         }
     }
 
-    func slot(of id: Int64, ids: [Int64]) -> Int32? {
+    public func slot(of id: Int64, ids: [Int64]) -> Int32? {
         bucket(of: id, ids: ids).map { buckets[$0] }
     }
 
     /// Adds `id` at `slot`; `ids[slot]` must already be `id`, and `id` must not be in the map.
-    mutating func insert(_ id: Int64, slot: Int32, ids: [Int64]) {
+    public mutating func insert(_ id: Int64, slot: Int32, ids: [Int64]) {
         if Double(count + 1) > Double(buckets.count) * Self.maxLoad { rehash(capacity: Self.capacity(for: 2 * (count + 1)), ids: ids) }
         var b = home(id)
         while buckets[b] != Self.empty { b = next(b) }
@@ -59,14 +59,14 @@ struct SlotMap: Sendable {
     }
 
     /// Points `id` at another slot; call while `ids` still holds `id` at its old slot.
-    mutating func move(_ id: Int64, to slot: Int32, ids: [Int64]) {
+    public mutating func move(_ id: Int64, to slot: Int32, ids: [Int64]) {
         guard let b = bucket(of: id, ids: ids) else { preconditionFailure("moving id \(id), which is not in the map") }
         buckets[b] = slot
     }
 
     /// Removes `id`, returning its slot; the id column must still hold every mapped id.
     @discardableResult
-    mutating func remove(_ id: Int64, ids: [Int64]) -> Int32? {
+    public mutating func remove(_ id: Int64, ids: [Int64]) -> Int32? {
         guard var hole = bucket(of: id, ids: ids) else { return nil }
         let removed = buckets[hole]
         buckets[hole] = Self.empty
@@ -97,5 +97,5 @@ struct SlotMap: Sendable {
         }
     }
 
-    var bytes: Int { buckets.capacity * 4 }
+    public var bytes: Int { buckets.capacity * 4 }
 }

@@ -89,7 +89,7 @@ extension Board {
         applyingChange {
             let expired = state.write { state -> [Post] in
                 state.expiries.popDue(atOrBefore: now).compactMap { id in
-                    guard let post = state.posts[id], let expiresAt = post.expiresAt, expiresAt <= now else { return nil }
+                    guard let post = state.post(id), let expiresAt = post.expiresAt, expiresAt <= now else { return nil }
                     return post
                 }
             }

@@ -51,12 +51,13 @@ public final class Board: Sendable {
         var hot: [IndexedPost] = []
         let now = Timestamp.nowMilliseconds()
         try await store.forEachVisiblePost { post, version in
-            loading.posts[post.id] = post
+            loading.posts.put(post)
             if let expiresAt = post.expiresAt, expiresAt > now { loading.expiries.add(id: post.id, at: expiresAt) }
             if version > 1 { loading.versions[post.id] = version }
             hot.append(loading.indexed(post))
         }
         loading.index = PostIndex(bulk: hot)
+        loading.posts.trim()
         let fresh = loading
         state.write { $0 = fresh }
         loaded.store(true, ordering: .releasing)
@@ -118,7 +119,7 @@ public final class Board: Sendable {
     }
 
     public func post(id: Int64) -> Post? {
-        state.read { $0.posts[id] }
+        state.read { $0.post(id) }
     }
 
     /// The post an earlier request with this idempotency key created, `nil` if the key is unused
@@ -153,7 +154,7 @@ public final class Board: Sendable {
                 order: query.order, after: query.after, limit: query.limit + 1)
             let hits = state.index.nearby(search)
             let page = hits.prefix(query.limit).map { hit in
-                NearbyPost(post: state.posts[hit.id]!, distance: hit.distance, bearing: hit.bearing)
+                NearbyPost(post: state.post(hit.id)!, distance: hit.distance, bearing: hit.bearing)
             }
             return (page, hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil)
         }
@@ -171,7 +172,7 @@ public final class Board: Sendable {
                 after: query.after, limit: query.limit + 1, popularAt: query.popular ? query.instant.milliseconds : nil,
                 popularAfter: query.popularAfter)
             let found = state.index.browse(search)
-            let page = found.prefix(query.limit).map { state.posts[$0.id]! }
+            let page = found.prefix(query.limit).map(state.post(for:))
             guard found.count > query.limit else { return Page(items: page, nextCursor: nil, asOf: search.popularAt) }
             let last = found[query.limit - 1]
             let next = query.popular
@@ -212,7 +213,7 @@ extension Board {
             let search = NearbySearch(
                 lat: update.lat, lon: update.lon, radius: update.radius, cone: update.cone, headingFilter: update.headingFilter,
                 filter: state.filter(tags: update.tags, from: nil, to: nil, floor: nil, instant: .now()), limit: WalkSession.viewLimit)
-            return state.index.nearby(search).map { NearbyPost(post: state.posts[$0.id]!, distance: $0.distance, bearing: $0.bearing) }
+            return state.index.nearby(search).map { NearbyPost(post: state.post($0.id)!, distance: $0.distance, bearing: $0.bearing) }
         }
     }
 }

@@ -3,7 +3,8 @@ import GeoIndex
 /// Everything the board keeps in memory, changed only under the board's lock.
 struct BoardState: Sendable {
     var index = PostIndex()
-    var posts: [Int64: Post] = [:]
+    /// Each post's fields the index does not hold.
+    var posts = PostTable()
     var tags = TagInterner()
     /// Versions above 1 of the posts present; a present post not listed is at version 1. Most
     /// posts are never changed, so this stays small.
@@ -22,13 +23,28 @@ struct BoardState: Sendable {
     init() {}
 
     func version(of id: Int64) -> Int64 {
-        versions[id] ?? removed[id] ?? removedBefore[id] ?? (posts[id] != nil ? 1 : 0)
+        versions[id] ?? removed[id] ?? removedBefore[id] ?? (posts.contains(id) ? 1 : 0)
+    }
+
+    /// The post as the contract shows it, from the index and the table.
+    func post(_ id: Int64) -> Post? {
+        index.post(id: id).map(post(for:))
+    }
+
+    /// The post of an index entry (which must be in the table too).
+    func post(for indexed: IndexedPost) -> Post {
+        guard let row = posts.row(indexed.id) else { preconditionFailure("post \(indexed.id) is indexed but not in the table") }
+        return Post(
+            id: indexed.id, lat: indexed.lat, lon: indexed.lon, heading: indexed.heading, message: row.message,
+            tag: tags.name(of: indexed.tag), createdAt: indexed.createdAt, accuracy: row.accuracy, floor: indexed.floor.map(Int.init),
+            beacon: row.beacon, expiresAt: indexed.expiresAt, likeCount: Int(indexed.likes), replyCount: row.replyCount,
+            deviceHash: row.deviceHash)
     }
 
     /// Applies a post's state if it is newer than the one known; returns what streams must hear.
     mutating func reconcile(_ post: Post, status: PostStatus, version: Int64) -> LiveEvent? {
         guard version > self.version(of: post.id) else { return nil }
-        let present = posts[post.id] != nil
+        let present = posts.contains(post.id)
         if status == .visible {
             versions[post.id] = version > 1 ? version : nil
             removed[post.id] = nil
@@ -41,8 +57,10 @@ struct BoardState: Sendable {
         switch (status == .visible, present) {
         case (true, true):
             // Likes and replies change a visible post in place; streams hear of replies apart.
-            if posts[post.id]?.likeCount != post.likeCount { index.setLikes(id: post.id, to: Int32(clamping: post.likeCount)) }
-            posts[post.id] = post
+            if index.post(id: post.id)?.likes != Int32(clamping: post.likeCount) {
+                index.setLikes(id: post.id, to: Int32(clamping: post.likeCount))
+            }
+            posts.put(post)
             return nil
         case (true, false):
             insert(post)
@@ -57,12 +75,12 @@ struct BoardState: Sendable {
     }
 
     mutating func insert(_ post: Post) {
-        posts[post.id] = post
+        posts.put(post)
         index.insert(indexed(post))
     }
 
     mutating func remove(id: Int64) {
-        posts[id] = nil
+        posts.remove(id)
         index.remove(id: id)
     }
 
