@@ -1,7 +1,9 @@
 -- wrk script: 90 % reads (nearby 60 %, browse by box 30 %) and 10 % posts, over the anchor
--- benchmark's query points. Usage: wrk -s mix.lua URL -- queries.csv
+-- benchmark's query points. Usage: wrk -s mix.lua URL -- queries.csv [POSTS_IN_10=1]
+-- (POSTS_IN_10=0: reads only, nearby two thirds and browse one third).
 local points = {}
 local counter = 0
+local posts_in_10 = 1
 
 function init(args)
   local file = assert(io.open(args[1], "r"))
@@ -19,6 +21,7 @@ function init(args)
     }
   end
   file:close()
+  posts_in_10 = tonumber(args[2] or "1")
   counter = math.random(1, #points)
 end
 
@@ -26,7 +29,7 @@ function request()
   counter = counter + 1
   local p = points[(counter % #points) + 1]
   local kind = counter % 10
-  if kind == 0 then
+  if kind < posts_in_10 then
     local body = string.format('{"lat":%.6f,"lon":%.6f,"message":"load test note %d","tag":"food"}', p.lat, p.lon, counter)
     return wrk.format("POST", "/api/v1/posts", { ["Content-Type"] = "application/json" }, body)
   elseif kind <= 3 then

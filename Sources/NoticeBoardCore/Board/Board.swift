@@ -61,6 +61,8 @@ public final class Board: Sendable {
         let fresh = loading
         state.write { $0 = fresh }
         loaded.store(true, ordering: .releasing)
+        hot = []
+        FreedMemory.release()
     }
 
     public var postCount: Int { state.read { $0.index.count } }
