@@ -14,11 +14,15 @@ public struct IndexedPost: Sendable, Equatable {
     public var expiresAt: Int64?
     /// Devices that like the post: the popular order's numerator.
     public var likes: Int32
+    /// The caller's handle for the rest of the post (the board's post table row); the index
+    /// keeps it with the post and hands it back, nothing more.
+    public var payload: Int32
 
     public init(
         id: Int64, lat: Double, lon: Double, heading: Double?, tag: TagID, createdAt: Int64, floor: Int16?, expiresAt: Int64? = nil,
-        likes: Int32 = 0
+        likes: Int32 = 0, payload: Int32 = -1
     ) {
+        self.payload = payload
         self.id = id
         self.lat = lat
         self.lon = lon

@@ -76,6 +76,13 @@ public struct NearbyHit: Sendable, Equatable {
     public var createdAt: Int64
     /// The popular score, when the search orders by it (0 otherwise).
     public var score: Double
+    /// Where the R-tree holds the post (`RTreeIndex.post(atSlot:)`), valid until the index
+    /// changes; -1 from other indexes. Not part of a hit's identity.
+    public var slot: Int32 = -1
+
+    public static func == (a: NearbyHit, b: NearbyHit) -> Bool {
+        a.id == b.id && a.distance == b.distance && a.bearing == b.bearing && a.createdAt == b.createdAt && a.score == b.score
+    }
 
     public init(id: Int64, distance: Double, bearing: Double, createdAt: Int64, score: Double = 0) {
         self.id = id

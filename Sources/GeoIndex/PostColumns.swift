@@ -17,6 +17,7 @@ struct PostColumns: Sendable {
     /// `Int64.max` for a post that never expires.
     private(set) var expiresAt: [Int64] = []
     private(set) var likes: [Int32] = []
+    private(set) var payload: [Int32] = []
 
     var slotCount: Int { id.count }
 
@@ -30,6 +31,7 @@ struct PostColumns: Sendable {
         floor.reserveCapacity(count)
         expiresAt.reserveCapacity(count)
         likes.reserveCapacity(count)
+        payload.reserveCapacity(count)
     }
 
     /// Adds `count` empty slots at the end (a new leaf's block).
@@ -43,6 +45,7 @@ struct PostColumns: Sendable {
         floor.append(contentsOf: repeatElement(Self.noFloor, count: count))
         expiresAt.append(contentsOf: repeatElement(Int64.max, count: count))
         likes.append(contentsOf: repeatElement(0, count: count))
+        payload.append(contentsOf: repeatElement(-1, count: count))
     }
 
     mutating func write(_ post: IndexedPost, at i: Int) {
@@ -55,6 +58,7 @@ struct PostColumns: Sendable {
         floor[i] = post.floor ?? Self.noFloor
         expiresAt[i] = post.expiresAt ?? Int64.max
         likes[i] = post.likes
+        payload[i] = post.payload
     }
 
     mutating func setLikes(_ count: Int32, at i: Int) { likes[i] = count }
@@ -70,6 +74,7 @@ struct PostColumns: Sendable {
         floor[to] = floor[from]
         expiresAt[to] = expiresAt[from]
         likes[to] = likes[from]
+        payload[to] = payload[from]
     }
 
     mutating func clear(_ i: Int) { id[i] = -1 }
@@ -107,19 +112,24 @@ struct PostColumns: Sendable {
         IndexedPost(
             id: id[i], lat: latitude(i), lon: longitude(i), heading: headingDegrees(i), tag: tag[i],
             createdAt: createdAt[i], floor: floor[i] == Self.noFloor ? nil : floor[i],
-            expiresAt: expiresAt[i] == Int64.max ? nil : expiresAt[i], likes: likes[i])
+            expiresAt: expiresAt[i] == Int64.max ? nil : expiresAt[i], likes: likes[i], payload: payload[i])
     }
 
     /// Bytes held by the columns (capacity, not just count).
     var bytes: Int {
         lat.capacity * 4 + lon.capacity * 4 + id.capacity * 8 + createdAt.capacity * 8 + heading.capacity * 4
-            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2 + expiresAt.capacity * 8 + likes.capacity * 4
+            + tag.capacity * MemoryLayout<TagID>.stride + floor.capacity * 2 + expiresAt.capacity * 8 + likes.capacity * 4 + payload.capacity * 4
     }
 }
 
 extension IndexedPost {
     /// The post as the columns hold it: coordinates and heading rounded to 1e-7° (a no-op for
     /// posts from the database, which are stored that way).
+    var isOnFixedGrid: Bool {
+        lat == FixedDegrees.quantized(lat) && lon == FixedDegrees.quantized(lon)
+            && (heading.map { $0 == FixedDegrees.quantizedHeading($0) } ?? true)
+    }
+
     var onFixedGrid: IndexedPost {
         var post = self
         post.lat = FixedDegrees.quantized(lat)

@@ -48,6 +48,7 @@ extension RTreeIndex {
                         heading: search.headingFilter == nil ? nil : columns.headingDegrees(i),
                         createdAt: columns.createdAt[i], viewer: viewer)
                 else { continue }
+                hit.slot = Int32(i)
                 if let popularAt { hit.score = PopularScore.score(likes: columns.likes[i], createdAt: hit.createdAt, at: popularAt) }
                 if let after = search.after, !hit.comes(after: after) { continue }
                 if byDistance {

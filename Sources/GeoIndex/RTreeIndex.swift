@@ -51,12 +51,18 @@ public struct RTreeIndex: Sendable {
     /// The stored post with this id, as the columns hold it.
     public func post(id: Int64) -> IndexedPost? { slots.slot(of: id, ids: columns.id).map { columns.post(at: Int($0)) } }
 
+    /// The post a nearby hit found (its `slot`), before the index changes.
+    public func post(atSlot slot: Int32) -> IndexedPost { columns.post(at: Int(slot)) }
+
     // MARK: - Bulk build
 
     /// Builds the tree from scratch: one sort per axis and level, every node well filled.
     /// Of posts sharing an id, the last one given is kept.
     public init(bulk given: [IndexedPost]) {
-        let posts = Self.lastOfEachId(given).map(\.onFixedGrid)
+        var posts = Self.lastOfEachId(given)
+        // Posts from the database are on the grid already: copying millions of them costs more
+        // than checking them.
+        if !posts.allSatisfy(\.isOnFixedGrid) { posts = posts.map(\.onFixedGrid) }
         guard !posts.isEmpty else { return }
         let vectors = posts.map { UnitVector(lat: $0.lat, lon: $0.lon) }
         pyramid = ClusterPyramid(posts, vectors)

@@ -51,13 +51,13 @@ public final class Board: Sendable {
         var hot: [IndexedPost] = []
         let now = Timestamp.nowMilliseconds()
         try await store.forEachVisiblePost { post, version in
-            loading.posts.put(post)
+            let row = loading.posts.appendLoaded(post)
             if let expiresAt = post.expiresAt, expiresAt > now { loading.expiries.add(id: post.id, at: expiresAt) }
             if version > 1 { loading.versions[post.id] = version }
-            hot.append(loading.indexed(post))
+            hot.append(loading.indexed(post, row: row))
         }
         loading.index = PostIndex(bulk: hot)
-        loading.posts.trim()
+        loading.posts.finishLoading()
         let fresh = loading
         state.write { $0 = fresh }
         loaded.store(true, ordering: .releasing)
@@ -156,7 +156,7 @@ public final class Board: Sendable {
                 order: query.order, after: query.after, limit: query.limit + 1)
             let hits = state.index.nearby(search)
             let page = hits.prefix(query.limit).map { hit in
-                NearbyPost(post: state.post(hit.id)!, distance: hit.distance, bearing: hit.bearing)
+                NearbyPost(post: state.post(for: state.index.post(atSlot: hit.slot)), distance: hit.distance, bearing: hit.bearing)
             }
             return (page, hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil)
         }
@@ -215,7 +215,9 @@ extension Board {
             let search = NearbySearch(
                 lat: update.lat, lon: update.lon, radius: update.radius, cone: update.cone, headingFilter: update.headingFilter,
                 filter: state.filter(tags: update.tags, from: nil, to: nil, floor: nil, instant: .now()), limit: WalkSession.viewLimit)
-            return state.index.nearby(search).map { NearbyPost(post: state.post($0.id)!, distance: $0.distance, bearing: $0.bearing) }
+            return state.index.nearby(search).map {
+                NearbyPost(post: state.post(for: state.index.post(atSlot: $0.slot)), distance: $0.distance, bearing: $0.bearing)
+            }
         }
     }
 }

@@ -3,7 +3,7 @@ import GeoIndex
 /// Everything the board keeps in memory, changed only under the board's lock.
 struct BoardState: Sendable {
     var index = PostIndex()
-    /// Each post's fields the index does not hold.
+    /// Each post's fields the index does not hold, in the row the index keeps as its payload.
     var posts = PostTable()
     var tags = TagInterner()
     /// Versions above 1 of the posts present; a present post not listed is at version 1. Most
@@ -23,7 +23,7 @@ struct BoardState: Sendable {
     init() {}
 
     func version(of id: Int64) -> Int64 {
-        versions[id] ?? removed[id] ?? removedBefore[id] ?? (posts.contains(id) ? 1 : 0)
+        versions[id] ?? removed[id] ?? removedBefore[id] ?? (index.contains(id: id) ? 1 : 0)
     }
 
     /// The post as the contract shows it, from the index and the table.
@@ -31,9 +31,9 @@ struct BoardState: Sendable {
         index.post(id: id).map(post(for:))
     }
 
-    /// The post of an index entry (which must be in the table too).
+    /// The post of an index entry.
     func post(for indexed: IndexedPost) -> Post {
-        guard let row = posts.row(indexed.id) else { preconditionFailure("post \(indexed.id) is indexed but not in the table") }
+        let row = posts.row(at: indexed.payload)
         return Post(
             id: indexed.id, lat: indexed.lat, lon: indexed.lon, heading: indexed.heading, message: row.message,
             tag: tags.name(of: indexed.tag), createdAt: indexed.createdAt, accuracy: row.accuracy, floor: indexed.floor.map(Int.init),
@@ -44,7 +44,8 @@ struct BoardState: Sendable {
     /// Applies a post's state if it is newer than the one known; returns what streams must hear.
     mutating func reconcile(_ post: Post, status: PostStatus, version: Int64) -> LiveEvent? {
         guard version > self.version(of: post.id) else { return nil }
-        let present = posts.contains(post.id)
+        let current = index.post(id: post.id)
+        let present = current != nil
         if status == .visible {
             versions[post.id] = version > 1 ? version : nil
             removed[post.id] = nil
@@ -57,10 +58,8 @@ struct BoardState: Sendable {
         switch (status == .visible, present) {
         case (true, true):
             // Likes and replies change a visible post in place; streams hear of replies apart.
-            if index.post(id: post.id)?.likes != Int32(clamping: post.likeCount) {
-                index.setLikes(id: post.id, to: Int32(clamping: post.likeCount))
-            }
-            posts.put(post)
+            if current?.likes != Int32(clamping: post.likeCount) { index.setLikes(id: post.id, to: Int32(clamping: post.likeCount)) }
+            if let row = current?.payload { posts.update(at: row, post) }
             return nil
         case (true, false):
             insert(post)
@@ -75,20 +74,19 @@ struct BoardState: Sendable {
     }
 
     mutating func insert(_ post: Post) {
-        posts.put(post)
-        index.insert(indexed(post))
+        if let replaced = index.post(id: post.id) { posts.remove(at: replaced.payload) }
+        index.insert(indexed(post, row: posts.add(post)))
     }
 
     mutating func remove(id: Int64) {
-        posts.remove(id)
-        index.remove(id: id)
+        if let removed = index.remove(id: id) { posts.remove(at: removed.payload) }
     }
 
-    mutating func indexed(_ post: Post) -> IndexedPost {
+    mutating func indexed(_ post: Post, row: Int32) -> IndexedPost {
         IndexedPost(
             id: post.id, lat: post.lat, lon: post.lon, heading: post.heading, tag: tags.intern(post.tag),
             createdAt: post.createdAt, floor: post.floor.map { Int16($0) }, expiresAt: post.expiresAt,
-            likes: Int32(clamping: post.likeCount))
+            likes: Int32(clamping: post.likeCount), payload: row)
     }
 
     /// An index filter; an empty `tags` list means every tag. Tags never stored match nothing.

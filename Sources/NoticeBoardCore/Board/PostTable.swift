@@ -1,20 +1,23 @@
 import GeoIndex
 
-/// The posts' own fields the index does not hold, a row per post in columns: the message in a
+/// The posts' own fields the index does not hold, a row per post: the message in a
 /// `TextArena`, the reply count, the accuracy, the device (interned) and, for the few that have
-/// one, the beacon. About 40 bytes a post plus its message's bytes: no object, string or
-/// dictionary entry per post. Place, heading, tag, times, floor and likes are the index's; the
+/// one, the beacon. 24 bytes a post plus its message's bytes: no object, string or dictionary
+/// entry per post. Place, heading, tag, times, floor and likes are the index's, which keeps
+/// each post's row number as its payload, so a post is found without a map of its own; the
 /// board puts a `Post` together from both when it answers.
 struct PostTable: Sendable {
-    private var rowOfID = SlotMap()
-    /// -1 marks a free row.
-    private var ids: [Int64] = []
-    private var spans: [TextArena.Span] = []
-    private var replies: [Int32] = []
-    /// `nan` for none.
-    private var accuracies: [Double] = []
-    /// 0 for none, else the device's interned number + 1.
-    private var devices: [UInt32] = []
+    private struct Fields {
+        /// `TextArena.noSpan` marks a free row.
+        var span: TextArena.Span = TextArena.noSpan
+        /// `nan` for none.
+        var accuracy: Double = .nan
+        var replies: Int32 = 0
+        /// 0 for none, else the device's interned number + 1.
+        var device: UInt32 = 0
+    }
+
+    private var fields: [Fields] = []
     private var beacons: [Int32: String] = [:]
     private var freeRows: [Int32] = []
     private var texts = TextArena()
@@ -22,6 +25,7 @@ struct PostTable: Sendable {
     /// Garbage below this is left alone (tests make it small).
     private let compactionFloor: Int
     private(set) var compactions = 0
+    private(set) var count = 0
 
     init(compactionFloor: Int = 32 << 20) {
         self.compactionFloor = compactionFloor
@@ -39,87 +43,80 @@ struct PostTable: Sendable {
         var deviceHash: String?
     }
 
-    var count: Int { rowOfID.count }
-
-    func contains(_ id: Int64) -> Bool { rowOfID.slot(of: id, ids: ids) != nil }
-
-    func row(_ id: Int64) -> Row? {
-        guard let found = rowOfID.slot(of: id, ids: ids) else { return nil }
-        let r = Int(found)
+    func row(at r: Int32) -> Row {
+        let row = fields[Int(r)]
+        precondition(row.span != TextArena.noSpan, "row \(r) is free")
         return Row(
-            message: texts.string(spans[r]), replyCount: Int(replies[r]), accuracy: accuracies[r].isNaN ? nil : accuracies[r],
-            beacon: beacons[found], deviceHash: devices[r] == 0 ? nil : deviceNames.name(of: devices[r] - 1))
+            message: texts.string(row.span), replyCount: Int(row.replies), accuracy: row.accuracy.isNaN ? nil : row.accuracy,
+            beacon: beacons.isEmpty ? nil : beacons[r], deviceHash: row.device == 0 ? nil : deviceNames.name(of: row.device - 1))
     }
 
-    /// Stores the post's own fields, over those of a post with its id if there is one.
-    mutating func put(_ post: Post) {
-        let r: Int
-        if let found = rowOfID.slot(of: post.id, ids: ids) {
-            r = Int(found)
-            if !texts.holds(spans[r], post.message) {
-                texts.release(spans[r])
-                spans[r] = texts.append(post.message)
-            }
+    /// Stores a post's own fields in a free row; returns the row.
+    mutating func add(_ post: Post) -> Int32 {
+        let r: Int32
+        if let free = freeRows.popLast() {
+            r = free
         } else {
-            r = newRow(for: post.id)
-            spans[r] = texts.append(post.message)
+            r = Int32(fields.count)
+            fields.append(Fields())
         }
-        replies[r] = Int32(clamping: post.replyCount)
-        accuracies[r] = post.accuracy ?? .nan
-        devices[r] = post.deviceHash.map { deviceNames.intern($0) + 1 } ?? 0
-        beacons[Int32(r)] = post.beacon
+        fields[Int(r)].span = texts.append(post.message)
+        count += 1
+        update(at: r, post)
+        return r
     }
 
-    mutating func remove(_ id: Int64) {
-        guard let found = rowOfID.remove(id, ids: ids) else { return }
-        let r = Int(found)
-        texts.release(spans[r])
-        ids[r] = -1
-        beacons[found] = nil
-        freeRows.append(found)
+    /// Replaces a row's fields with the post's.
+    mutating func update(at r: Int32, _ post: Post) {
+        let i = Int(r)
+        if !texts.holds(fields[i].span, post.message) {
+            texts.release(fields[i].span)
+            fields[i].span = texts.append(post.message)
+        }
+        fields[i].replies = Int32(clamping: post.replyCount)
+        fields[i].accuracy = post.accuracy ?? .nan
+        fields[i].device = device(post.deviceHash)
+        if post.beacon != nil || !beacons.isEmpty { beacons[r] = post.beacon }
+    }
+
+    mutating func remove(at r: Int32) {
+        let i = Int(r)
+        guard fields[i].span != TextArena.noSpan else { return }
+        texts.release(fields[i].span)
+        fields[i] = Fields()
+        beacons[r] = nil
+        freeRows.append(r)
+        count -= 1
         // Garbage is copied away once it is both large and most of what the arena holds.
         if texts.garbageBytes > compactionFloor, texts.garbageBytes > texts.liveBytes { compactTexts() }
     }
 
-    private mutating func newRow(for id: Int64) -> Int {
-        let r: Int
-        if let free = freeRows.popLast() {
-            r = Int(free)
-            ids[r] = id
-        } else {
-            r = ids.count
-            ids.append(id)
-            spans.append(0)
-            replies.append(0)
-            accuracies.append(.nan)
-            devices.append(0)
-        }
-        rowOfID.insert(id, slot: Int32(r), ids: ids)
+    /// A load's post, in the next row (a load starts from an empty table); `finishLoading` after the last.
+    mutating func appendLoaded(_ post: Post) -> Int32 {
+        let span = texts.append(post.message)
+        fields.append(Fields(span: span, accuracy: post.accuracy ?? .nan, replies: Int32(clamping: post.replyCount), device: device(post.deviceHash)))
+        count += 1
+        let r = Int32(fields.count - 1)
+        if let beacon = post.beacon { beacons[r] = beacon }
         return r
     }
 
-    private mutating func compactTexts() {
-        let live = ids.indices.filter { ids[$0] >= 0 }
-        let (fresh, moved) = texts.compacted(live.map { spans[$0] })
-        for (r, span) in zip(live, moved) { spans[r] = span }
-        texts = fresh
-        compactions += 1
-    }
-
-    /// Gives back what growing left unused (after a load).
-    mutating func trim() {
-        ids = ids.exactCopy()
-        spans = spans.exactCopy()
-        replies = replies.exactCopy()
-        accuracies = accuracies.exactCopy()
-        devices = devices.exactCopy()
+    /// Gives back what growing left unused (a load may not be followed by more for long).
+    mutating func finishLoading() {
+        fields = fields.exactCopy()
         texts.trimLastChunk()
     }
 
-    /// Bytes held, capacities included (the beacon and device maps estimated).
-    var bytes: Int {
-        rowOfID.bytes + ids.capacity * 8 + spans.capacity * 8 + replies.capacity * 4 + accuracies.capacity * 8 + devices.capacity * 4
-            + texts.bytes + beacons.count * 64 + deviceNames.count * 128
+    private mutating func device(_ hash: String?) -> UInt32 {
+        hash.map { deviceNames.intern($0) + 1 } ?? 0
+    }
+
+    private mutating func compactTexts() {
+        let live = fields.indices.filter { fields[$0].span != TextArena.noSpan }
+        let (fresh, moved) = texts.compacted(live.map { fields[$0].span })
+        for (r, span) in zip(live, moved) { fields[r].span = span }
+        texts = fresh
+        compactions += 1
     }
 }
 

@@ -7,6 +7,8 @@ struct TextArena: Sendable {
     typealias Span = UInt64
 
     static let chunkBytes = 1 << 24
+    /// No text: a free row's span.
+    static let noSpan = Span.max
     /// Longer texts do not fit a span's length field; messages are far shorter (TextRules).
     static let maxBytes = Int(UInt16.max)
 

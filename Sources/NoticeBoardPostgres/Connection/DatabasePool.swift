@@ -14,7 +14,7 @@ import Synchronization
 public final class DatabasePool: Service, Sendable {
     private enum State {
         case searching
-        case serving(PostgresClient, DatabaseHost)
+        case serving(PostgresClient)
     }
 
     private let state: Mutex<State>
@@ -31,7 +31,7 @@ public final class DatabasePool: Service, Sendable {
         if endpoint.hosts.count == 1 && !endpoint.targetSession.needsProbing {
             // One host and no demand on its role: used as it is, nothing to watch.
             self.endpoint = nil
-            state = Mutex(.serving(PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger), endpoint.hosts[0]))
+            state = Mutex(.serving(PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)))
         } else {
             self.endpoint = endpoint
             state = Mutex(.searching)
@@ -43,18 +43,12 @@ public final class DatabasePool: Service, Sendable {
         self.logger = logger
         ownsClient = false
         endpoint = nil
-        state = Mutex(.serving(client, DatabaseHost(name: "external")))
-    }
-
-    /// The host in use, if any.
-    public var currentHost: DatabaseHost? {
-        state.withLock { if case .serving(_, let host) = $0 { host } else { nil } }
+        state = Mutex(.serving(client))
     }
 
     public func run() async {
         guard let endpoint else {
-            let client = state.withLock { state -> PostgresClient? in if case .serving(let client, _) = state { client } else { nil } }
-            if ownsClient, let client { await client.run() } else { await Self.sleepUntilCancelled() }
+            if ownsClient, let client = servingClient { await client.run() } else { await Self.sleepUntilCancelled() }
             return
         }
         while !Task.isCancelled {
@@ -66,7 +60,7 @@ public final class DatabasePool: Service, Sendable {
             logger.notice("database host chosen", metadata: ["host": "\(host)", "target": "\(endpoint.targetSession.rawValue)"])
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await client.run() }
-                state.withLock { $0 = .serving(client, host) }
+                state.withLock { $0 = .serving(client) }
                 await watch(host, through: client, endpoint: endpoint)
                 state.withLock { $0 = .searching }
                 group.cancelAll()
@@ -93,10 +87,14 @@ public final class DatabasePool: Service, Sendable {
         }
     }
 
+    private var servingClient: PostgresClient? {
+        state.withLock { state in if case .serving(let client) = state { client } else { nil } }
+    }
+
     private func client() async throws -> PostgresClient {
         let deadline = ContinuousClock.now + searchWait
         while true {
-            if let client = state.withLock({ state -> PostgresClient? in if case .serving(let client, _) = state { client } else { nil } }) {
+            if let client = servingClient {
                 return client
             }
             guard ContinuousClock.now < deadline else {
@@ -109,8 +107,7 @@ public final class DatabasePool: Service, Sendable {
     /// A call cut off because its pool was retired (the host left) fails as the database being
     /// away, which it is: the pool's own shutdown error would otherwise reach the client as a 500.
     private func retiredError(_ error: any Error, of client: PostgresClient) -> any Error {
-        let current = state.withLock { state -> PostgresClient? in if case .serving(let client, _) = state { client } else { nil } }
-        guard current !== client else { return error }
+        guard servingClient !== client else { return error }
         return StoreError.unavailable("the database host changed during the call (failing over?): \(error)")
     }
 

@@ -101,41 +101,35 @@ public struct PostgresPostStore: PostStore {
     /// Every visible post, in chunks of id order. Each chunk comes as one row of column arrays
     /// read straight from the wire format (`BinaryArrayColumn`), because decoding rows one by
     /// one spends most of the load in per-row machinery (generic tuple metadata, an async
-    /// step). While one chunk is decoded, PostgreSQL already assembles the next.
+    /// step). Chunks follow each other by key (the ids after the last one's highest), and the
+    /// next is asked for as soon as one arrives, so PostgreSQL assembles it while this one is
+    /// decoded. Each chunk is its own snapshot; whatever changes between them the change feed
+    /// replays, from a sequence taken before the load began.
     public func forEachVisiblePost(_ body: (Post, _ version: Int64) throws -> Void) async throws {
         try await translatingErrors {
-            // The first id of every chunk, from one walk of the primary key: ids may be sparse
-            // (imports keep theirs), so chunks are counted in rows, not in id ranges.
-            let starts = try await reads.query(
-                """
-                SELECT id FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM posts WHERE status = 'visible') numbered
-                WHERE (n - 1) % \(loadChunkSize) = 0 ORDER BY id
-                """, logger: logger)
-            var firstIds: [Int64] = []
-            for try await (id) in starts.decode(Int64.self) { firstIds.append(id) }
-            guard !firstIds.isEmpty else { return }
-            // Chunks by id bounds, so the next one can be asked for before this one is decoded
-            // (the last is open-ended). Each chunk is its own snapshot; whatever changes between
-            // them the change feed replays, from a sequence taken before the load began.
-            let chunks = firstIds.indices.map { i in (firstIds[i], i + 1 < firstIds.count ? firstIds[i + 1] - 1 : Int64.max) }
-            var pending: Task<[PostgresCell], any Error>? = Task { try await fetchChunk(chunks[0]) }
+            var pending: Task<[PostgresCell], any Error>? = Task { try await fetchChunk(after: Int64.min) }
             // A failed load must not leave the next chunk's query running.
             defer { pending?.cancel() }
-            for index in chunks.indices {
-                let cells = try await pending!.value
-                pending = index + 1 < chunks.count ? Task { [chunks] in try await fetchChunk(chunks[index + 1]) } : nil
-                try Self.decodeChunk(cells, body)
+            while let chunk = pending {
+                let cells = try await chunk.value
+                guard cells.count == 17 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
+                let (count, highest) = (try cells[0].decode(Int64.self), try cells[1].decode(Int64?.self))
+                pending = nil
+                if count == loadChunkSize, let highest { pending = Task { try await fetchChunk(after: highest) } }
+                if count > 0 { try Self.decodeChunk(Array(cells[2...]), body) }
             }
         }
     }
 
-    private func fetchChunk(_ ids: (Int64, Int64)) async throws -> [PostgresCell] {
+    /// Up to `loadChunkSize` visible posts with ids above `id`: their count, highest id and columns.
+    private func fetchChunk(after id: Int64) async throws -> [PostgresCell] {
         let rows = try await reads.query(
             """
-            SELECT array_agg(id), array_agg(lat), array_agg(lon), array_agg(heading), array_agg(message), array_agg(tag),
-                   array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon), array_agg(version),
-                   array_agg(expires_at), array_agg(like_count::int8), array_agg(reply_count::int8), array_agg(device_hash)
-            FROM posts WHERE status = 'visible' AND id BETWEEN \(ids.0) AND \(ids.1)
+            SELECT count(*), max(id), array_agg(id), array_agg(lat), array_agg(lon), array_agg(heading), array_agg(message),
+                   array_agg(tag), array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon),
+                   array_agg(version), array_agg(expires_at), array_agg(like_count::int8), array_agg(reply_count::int8),
+                   array_agg(device_hash)
+            FROM (SELECT * FROM posts WHERE status = 'visible' AND id > \(id) ORDER BY id LIMIT \(loadChunkSize)) chunk
             """, logger: logger)
         var cells: [PostgresCell] = []
         for try await row in rows { cells = Array(row.makeRandomAccess()) }
@@ -143,7 +137,6 @@ public struct PostgresPostStore: PostStore {
     }
 
     private static func decodeChunk(_ cells: [PostgresCell], _ body: (Post, Int64) throws -> Void) throws {
-        guard cells.count == 15 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
         let columns = try cells.map(BinaryArrayColumn.init)
         let (ids, lats, lons, headings, messages, tags, times, accuracies, floors, beacons, versions) =
             (columns[0], columns[1], columns[2], columns[3], columns[4], columns[5], columns[6], columns[7], columns[8], columns[9], columns[10])
