@@ -42,7 +42,7 @@ struct TextArena: Sendable {
 
     func string(_ span: Span) -> String {
         let (chunk, offset, length) = Self.parts(span)
-        return chunks[chunk].withUnsafeBufferPointer { String(decoding: $0[offset..<offset + length], as: UTF8.self) }
+        return chunks[chunk].withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<offset + length]), as: UTF8.self) }
     }
 
     /// Whether `span` holds exactly `text`, so an unchanged message is not stored again.
