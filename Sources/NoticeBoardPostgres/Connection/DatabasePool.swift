@@ -48,23 +48,33 @@ public final class DatabasePool: Service, Sendable {
 
     public func run() async {
         guard let endpoint else {
-            if ownsClient, let client = servingClient { await client.run() } else { await Self.sleepUntilCancelled() }
+            if ownsClient, let client = servingClient { await client.run() } else { try? await gracefulShutdown() }
             return
         }
-        while !Task.isCancelled {
+        // A shutdown ends the pool's client's run: then the pool stops too, rather than look for another host.
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
             guard let host = await HostProbe.choose(from: endpoint, logger: logger) else {
                 try? await Task.sleep(for: .milliseconds(250))
                 continue
             }
             let client = PostgresClient(configuration: endpoint.clientConfiguration(for: host), backgroundLogger: logger)
             logger.notice("database host chosen", metadata: ["host": "\(host)", "target": "\(endpoint.targetSession.rawValue)"])
-            await withTaskGroup(of: Void.self) { group in
-                group.addTask { await client.run() }
+            let hostLeft = await withTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    await client.run()
+                    return false
+                }
                 state.withLock { $0 = .serving(client) }
-                await watch(host, through: client, endpoint: endpoint)
+                group.addTask {
+                    await self.watch(host, through: client, endpoint: endpoint)
+                    return true
+                }
+                let first = await group.next() ?? false
                 state.withLock { $0 = .searching }
                 group.cancelAll()
+                return first
             }
+            guard hostLeft else { return }
             logger.warning("database host left; looking for another", metadata: ["host": "\(host)"])
         }
     }
@@ -75,9 +85,17 @@ public final class DatabasePool: Service, Sendable {
         var checks = 0
         while !Task.isCancelled {
             try? await Task.sleep(for: watchInterval)
-            guard let role = await HostProbe.role(through: client, logger: logger),
-                endpoint.targetSession.accepts(inRecovery: role.inRecovery, readOnly: role.readOnly)
-            else { return }
+            let role: HostProbe.Role
+            switch await HostProbe.role(through: client, logger: logger) {
+            case .success(let answer): role = answer
+            case .failure(let error):
+                logger.warning("database host does not answer", metadata: ["host": "\(host)", "error": "\(String(reflecting: error))"])
+                return
+            }
+            guard endpoint.targetSession.accepts(inRecovery: role.inRecovery, readOnly: role.readOnly) else {
+                logger.warning("database host changed role", metadata: ["host": "\(host)", "in_recovery": "\(role.inRecovery)"])
+                return
+            }
             checks += 1
             if endpoint.targetSession == .preferStandby, !role.inRecovery, checks % 10 == 0,
                 let better = await HostProbe.choose(from: endpoint, logger: logger), better != host
@@ -144,7 +162,4 @@ public final class DatabasePool: Service, Sendable {
         }
     }
 
-    private static func sleepUntilCancelled() async {
-        while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
-    }
 }

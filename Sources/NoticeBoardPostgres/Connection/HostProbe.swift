@@ -35,7 +35,7 @@ enum HostProbe {
 
     /// A host's role over a connection of its own, or nil if it does not answer in time.
     static func role(of host: DatabaseHost, endpoint: DatabaseEndpoint, logger: Logger) async -> Role? {
-        await withinTimeout {
+        try? await withinTimeout {
             let configuration = try endpoint.connectionConfiguration(for: host, timeout: .seconds(2))
             let connection = try await PostgresConnection.connect(
                 on: MultiThreadedEventLoopGroup.singleton.any(), configuration: configuration, id: 0, logger: logger
@@ -48,29 +48,34 @@ enum HostProbe {
                 try? await connection.close()
                 throw error
             }
-        }
+        }.get()
     }
 
-    /// The role of the host a pool is on, asked through the pool.
-    static func role(through client: PostgresClient, logger: Logger) async -> Role? {
+    /// The role of the host a pool is on, asked through the pool; the error says why not.
+    static func role(through client: PostgresClient, logger: Logger) async -> Result<Role, any Error> {
         await withinTimeout { try await read(try await client.query(roleQuery, logger: logger)) }
     }
 
-    private static func read(_ rows: PostgresRowSequence) async throws -> Role? {
+    private static func read(_ rows: PostgresRowSequence) async throws -> Role {
         for try await (inRecovery, readOnly) in rows.decode((Bool, Bool).self) { return Role(inRecovery: inRecovery, readOnly: readOnly) }
-        return nil
+        throw ProbeError.noRow
     }
 
-    /// The body's answer, or nil after `timeout`: a host that stopped mid-query must not hold up
-    /// the choice, so the body is left behind (cancelled) rather than awaited.
-    private static func withinTimeout(_ body: @escaping @Sendable () async throws -> Role?) async -> Role? {
-        let race = FirstOutcome<Role?>()
+    enum ProbeError: Error {
+        case noRow
+        case noAnswer(within: Duration)
+    }
+
+    /// The body's answer, or a failure after `timeout`: a host that stopped mid-query must not
+    /// hold up the choice, so the body is left behind (cancelled) rather than awaited.
+    private static func withinTimeout(_ body: @escaping @Sendable () async throws -> Role) async -> Result<Role, any Error> {
+        let race = FirstOutcome<Role>()
         let work = Task { race.finish(await Result(catching: body)) }
         let timer = Task {
             try await Task.sleep(for: timeout)
-            if race.finish(.success(nil)) { work.cancel() }
+            if race.finish(.failure(ProbeError.noAnswer(within: timeout))) { work.cancel() }
         }
         defer { timer.cancel() }
-        return (try? await race.value()) ?? nil
+        return await Result { try await race.value() }
     }
 }
