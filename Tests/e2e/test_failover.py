@@ -89,15 +89,32 @@ def post_body(n):
     return {"lat": AREA["lat"] + (n % 100) * 1e-4, "lon": AREA["lon"], "message": f"note {n}", "tag": "food"}
 
 
-class Writers:
+class Workers:
+    """Threads that run from `with` until its end."""
+
+    def __init__(self, target, args):
+        self.stopping = threading.Event()
+        self.threads = [threading.Thread(target=target, args=(arg,), daemon=True) for arg in args]
+
+    def __enter__(self):
+        for thread in self.threads:
+            thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stopping.set()
+        for thread in self.threads:
+            thread.join(30)
+
+
+class Writers(Workers):
     """Threads posting with idempotency keys, round robin over the instances, until stopped."""
 
     def __init__(self, urls, threads=4):
         self.urls = urls
         self.results = []  # (started, seconds, status, key, body, id)
         self.lock = threading.Lock()
-        self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self.write, args=(i,), daemon=True) for i in range(threads)]
+        super().__init__(self.write, range(threads))
 
     def write(self, worker):
         n = worker * 1_000_000
@@ -118,26 +135,15 @@ class Writers:
                 self.results.append((started, time.monotonic() - started, status, key, body, post_id))
             time.sleep(0.05)
 
-    def __enter__(self):
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(30)
 
 
-class Readers:
+class Readers(Workers):
     """Threads reading nearby from each instance and through the proxy; every answer not 200 is kept."""
 
     def __init__(self, urls):
-        self.urls = urls
         self.count = 0
         self.failures = []
-        self.stopping = threading.Event()
-        self.threads = [threading.Thread(target=self.read, args=(url,), daemon=True) for url in urls]
+        super().__init__(self.read, urls)
 
     def read(self, url):
         session = requests.Session()
@@ -153,15 +159,6 @@ class Readers:
                 self.failures.append(failure)
             time.sleep(0.01)
 
-    def __enter__(self):
-        for thread in self.threads:
-            thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stopping.set()
-        for thread in self.threads:
-            thread.join(30)
 
 
 def visibility_lags(writer_url, reader_url, samples):
