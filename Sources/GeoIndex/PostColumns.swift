@@ -108,6 +108,21 @@ struct PostColumns: Sendable {
         heading[i] == Self.noHeading ? nil : FixedDegrees.degrees(units: Int64(heading[i]))
     }
 
+    /// Starts loading every column line of slot `i` (`post(at:)` reads them all).
+    @inline(__always)
+    func prefetchPost(at i: Int) {
+        lat.prefetch(from: i)
+        lon.prefetch(from: i)
+        id.prefetch(from: i)
+        createdAt.prefetch(from: i)
+        heading.prefetch(from: i)
+        tag.prefetch(from: i)
+        floor.prefetch(from: i)
+        expiresAt.prefetch(from: i)
+        likes.prefetch(from: i)
+        payload.prefetch(from: i)
+    }
+
     func post(at i: Int) -> IndexedPost {
         IndexedPost(
             id: id[i], lat: latitude(i), lon: longitude(i), heading: headingDegrees(i), tag: tag[i],

@@ -5,7 +5,7 @@ extension Array {
     /// returns at once, without waiting and without faulting. Straight-line code for the
     /// constant counts callers pass: a few instructions a line, not a loop.
     @inline(__always)
-    func prefetch(from index: Int, count: Int = 1) {
+    public func prefetch(from index: Int, count: Int = 1) {
         withUnsafeBufferPointer { buffer in
             guard let base = buffer.baseAddress else { return }
             let start = UnsafeRawPointer(base + index)

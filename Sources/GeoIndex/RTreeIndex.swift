@@ -54,6 +54,15 @@ public struct RTreeIndex: Sendable {
     /// The post a nearby hit found (its `slot`), before the index changes.
     public func post(atSlot slot: Int32) -> IndexedPost { columns.post(at: Int(slot)) }
 
+    /// The payload at a hit's slot, without the rest of the post.
+    public func payload(atSlot slot: Int32) -> Int32 { columns.payload[Int(slot)] }
+
+    /// Starts loading the columns of the posts at these slots, so that reading them all after
+    /// waits on memory once, not once a post.
+    public func prefetchPosts(atSlots slots: some Sequence<Int32>) {
+        for slot in slots { columns.prefetchPost(at: Int(slot)) }
+    }
+
     // MARK: - Bulk build
 
     /// Builds the tree from scratch: one sort per axis and level, every node well filled.

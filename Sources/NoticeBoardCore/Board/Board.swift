@@ -155,6 +155,7 @@ public final class Board: Sendable {
                 filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor, place: place, instant: query.instant),
                 order: query.order, after: query.after, limit: query.limit + 1)
             let hits = state.index.nearby(search)
+            state.prefetchPosts(atSlots: hits.prefix(query.limit).map(\.slot))
             let page = hits.prefix(query.limit).map { hit in
                 NearbyPost(post: state.post(for: state.index.post(atSlot: hit.slot)), distance: hit.distance, bearing: hit.bearing)
             }
@@ -174,6 +175,7 @@ public final class Board: Sendable {
                 after: query.after, limit: query.limit + 1, popularAt: query.popular ? query.instant.milliseconds : nil,
                 popularAfter: query.popularAfter)
             let found = state.index.browse(search)
+            state.posts.prefetch(rows: found.prefix(query.limit).map(\.payload))
             let page = found.prefix(query.limit).map(state.post(for:))
             guard found.count > query.limit else { return Page(items: page, nextCursor: nil, asOf: search.popularAt) }
             let last = found[query.limit - 1]

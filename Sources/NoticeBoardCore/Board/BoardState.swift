@@ -31,6 +31,13 @@ struct BoardState: Sendable {
         index.post(id: id).map(post(for:))
     }
 
+    /// Starts loading what `post(for:)` reads of the posts at these nearby slots: a page's worth
+    /// of posts then waits on memory about once, not once a post.
+    func prefetchPosts(atSlots slots: [Int32]) {
+        index.prefetchPosts(atSlots: slots)
+        posts.prefetch(rows: slots.map(index.payload(atSlot:)))
+    }
+
     /// The post of an index entry.
     func post(for indexed: IndexedPost) -> Post {
         let row = posts.row(at: indexed.payload)

@@ -51,6 +51,12 @@ struct PostTable: Sendable {
             beacon: beacons.isEmpty ? nil : beacons[r], deviceHash: row.device == 0 ? nil : deviceNames.name(of: row.device - 1))
     }
 
+    /// Starts loading the rows (then, as their spans arrive, the texts) that `row(at:)` will read.
+    func prefetch(rows: [Int32]) {
+        for r in rows { fields.prefetch(from: Int(r)) }
+        for r in rows { texts.prefetch(fields[Int(r)].span) }
+    }
+
     /// Stores a post's own fields in a free row; returns the row.
     mutating func add(_ post: Post) -> Int32 {
         let r: Int32

@@ -54,6 +54,13 @@ struct TextArena: Sendable {
         }
     }
 
+    /// Starts loading a text's bytes.
+    func prefetch(_ span: Span) {
+        guard span != Self.noSpan else { return }
+        let (chunk, offset, length) = Self.parts(span)
+        chunks[chunk].prefetch(from: offset, count: max(1, length))
+    }
+
     mutating func release(_ span: Span) { liveBytes -= Self.parts(span).length }
 
     /// A fresh arena holding only the spans given, in their order, and each one's new span.
