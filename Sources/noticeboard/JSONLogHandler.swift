@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Synchronization
 
 /// One JSON object per log line on standard error, for log collectors:
 /// `{"ts":"…","level":"info","label":"noticeboard","message":"…","request_id":"…",…}`.
@@ -36,25 +35,5 @@ struct JSONLogHandler: LogHandler {
         data.append(UInt8(ascii: "\n"))
         // One write per line: lines from concurrent tasks never interleave.
         FileHandle.standardError.write(data)
-    }
-}
-
-enum LogFormat: String, CaseIterable, Sendable {
-    case text, json
-}
-
-enum LoggingSetup {
-    private static let bootstrapped = Mutex(false)
-
-    /// Installs the chosen handler for the whole process, once, before the first logger.
-    static func bootstrap(_ format: LogFormat) {
-        bootstrapped.withLock { done in
-            guard !done else { return }
-            done = true
-            switch format {
-            case .text: LoggingSystem.bootstrap { StreamLogHandler.standardError(label: $0) }
-            case .json: LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
-            }
-        }
     }
 }

@@ -49,5 +49,20 @@ import Testing
         #expect(try Self.parsed(JSONResponse.encodeData(clusters)) == Self.parsed(foundation.encode(clusters)))
     }
 
+    /// Integers are written digit by digit; their text is Swift's own at every edge.
+    @Test func integersAtTheirEdges() {
+        var random = SeededGenerator(seed: 0x1D)
+        let values: [Int64] = [0, 1, -1, 9, 10, -10, 99, 100, Int64.max, Int64.min, Int64.min + 1] + (0..<200).map { _ in Int64.random(in: .min ... .max, using: &random) }
+        for value in values {
+            var json = JSONWriter()
+            json.number(value)
+            #expect(String(decoding: json.bytes, as: UTF8.self) == String(value))
+        }
+        var json = JSONWriter()
+        json.number(UInt64.max)
+        json.number(Int32(-7))
+        #expect(String(decoding: json.bytes, as: UTF8.self) == "\(UInt64.max)-7")
+    }
+
     func index(of posts: [PostJSON]) -> String? { posts.isEmpty ? nil : "cursor\"with/quote" }
 }

@@ -8,18 +8,11 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
     let router = Router(context: AppRequestContext.self)
     // Middleware applies only to routes registered after it: it comes first.
     let table = RouteTable()
-    // Outermost: every response, errors too, carries the request id and the security headers.
-    router.middlewares.add(RequestIdMiddleware())
-    router.middlewares.add(SecurityHeadersMiddleware())
-    router.middlewares.add(HeadMiddleware())
-    // Closed unless origins are configured; preflights are answered before routing.
-    router.middlewares.add(CORSPolicyMiddleware(allowedOrigins: Set(settings.corsOrigins)))
-    // Request counts and latencies per route and status, through swift-metrics.
-    router.middlewares.add(MetricsMiddleware())
-    router.middlewares.add(ErrorMiddleware(routes: table))
-    router.middlewares.add(RequestLimitsMiddleware())
-    router.middlewares.add(PathSafetyMiddleware())
-    addFileMiddleware(to: router, settings: settings, logger: logger)
+    // Every response, errors too, carries the request id and the security headers; preflights
+    // are answered before routing.
+    router.middlewares.add(
+        RequestPolicyMiddleware(cors: CORSPolicy(allowedOrigins: Set(settings.corsOrigins)), errors: ErrorTranslator(routes: table)))
+    router.middlewares.add(PageFilesMiddleware(settings: settings, routes: table, logger: logger))
 
     let routes = Routes(methods: router, table: table, prefix: "")
     let identity = ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
@@ -63,22 +56,4 @@ func buildWebSocketRouter(_ setup: ApplicationSetup) -> Router<WalkRequestContex
     WalkRoutes(board: setup.board, identity: identity, openWalks: StreamCounter(limitPerClient: setup.settings.walksPerClient))
         .register(webSockets: router)
     return router
-}
-
-/// The web page, Leaflet and Chart.js, read into memory at start: tried only where no route answers (so
-/// `/` and its assets), with Last-Modified/ETag revalidation.
-private func addFileMiddleware(to router: Router<AppRequestContext>, settings: ServerSettings, logger: Logger) {
-    let page = InMemoryFiles(directory: settings.resolvedWebDirectory, logger: logger)
-    router.middlewares.add(
-        FileMiddleware(fileProvider: page, cacheControl: .init([(MediaType(type: .any), [.noCache])]), searchForIndexHtml: true))
-    // Leaflet from Debian's libjs-leaflet, under /vendor/leaflet/ (gzipped when the client accepts it).
-    let leaflet = InMemoryFiles(directory: settings.page.leafletDirectory, logger: logger)
-    router.middlewares.add(PrecompressedFilesMiddleware(files: leaflet, urlPrefix: "/vendor/leaflet"))
-    router.middlewares.add(
-        FileMiddleware(fileProvider: leaflet, urlBasePath: "/vendor/leaflet", cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])])))
-    // Chart.js from Debian's libjs-chart.js, under /vendor/chartjs/, for the moderators' dashboard.
-    let charts = InMemoryFiles(directory: settings.page.chartDirectory, logger: logger)
-    router.middlewares.add(PrecompressedFilesMiddleware(files: charts, urlPrefix: "/vendor/chartjs"))
-    router.middlewares.add(
-        FileMiddleware(fileProvider: charts, urlBasePath: "/vendor/chartjs", cacheControl: .init([(MediaType(type: .any), [.maxAge(86400)])])))
 }

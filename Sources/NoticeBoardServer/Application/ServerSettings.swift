@@ -72,7 +72,7 @@ extension ServerSettings {
     /// HTTP/1.1 with WebSocket upgrades (the walk, on `webSockets`), behind `ConnectionGate`'s caps
     /// and timeouts, `ConnectionGuard`'s per-request timeouts and bounded headers (16 KiB a field
     /// or request line, 32 KiB in all, 100 fields), over TLS when configured. A request line
-    /// between `RequestLimitsMiddleware`'s 8 KiB and 16 KiB gets that middleware's error; anything
+    /// between `RequestLimits`' 8 KiB and 16 KiB gets its error; anything
     /// the decoder refuses gets `MalformedRequestResponder`'s (`FirstRequestErrorResponder`'s on a
     /// connection's first request). All are the contract's JSON error.
     func serverBuilder(webSockets: Router<WalkRequestContext>) throws -> HTTPServerBuilder {

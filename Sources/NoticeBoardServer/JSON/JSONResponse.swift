@@ -11,6 +11,11 @@ enum JSONResponse {
         return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))
     }
 
+    /// A JSON document encoded in advance.
+    static func make(fixed json: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: json))
+    }
+
     /// One line of JSON (for SSE `data:` lines too: JSON escapes every newline).
     static func encode(_ value: some Encodable) -> String {
         if let writable = value as? any JSONWritable { return String(decoding: written(writable), as: UTF8.self) }

@@ -19,7 +19,9 @@ struct JSONWriter {
         text.withUTF8 { utf8 in
             // Most text needs no escape: copy it in runs, stopping only at the bytes that do.
             var runStart = 0
-            for (index, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 escape(byte)
                 runStart = index + 1
@@ -50,7 +52,24 @@ struct JSONWriter {
     }
 
     mutating func number(_ value: some BinaryInteger) {
+        if let small = Int64(exactly: value) { return number(small) }
         bytes.append(contentsOf: String(value).utf8)
+    }
+
+    /// Digit by digit: `String(value)` allocates for every id and count on a page.
+    mutating func number(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var rest = value.magnitude
+        var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, last first
+        var count = 0
+        withUnsafeMutableBytes(of: &reversed) { digits in
+            repeat {
+                digits[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+                count += 1
+            } while rest > 0
+            for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[position]) }
+        }
     }
 
     /// `"2026-11-21T10:00:00.123Z"`, digit by digit (`Timestamp.format` builds strings).

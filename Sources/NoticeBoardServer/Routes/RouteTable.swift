@@ -6,9 +6,16 @@ import Synchronization
 /// learns them as they are registered.
 final class RouteTable: Sendable {
     private let routes = Mutex<[(method: HTTPRequest.Method, segments: [String])]>([])
+    private let literalPaths = Mutex<Set<String>>([])
 
     func add(_ method: HTTPRequest.Method, _ path: String) {
         routes.withLock { $0.append((method, Self.segments(path))) }
+        if !path.contains("{") { literalPaths.withLock { _ = $0.insert(path) } }
+    }
+
+    /// Whether a route without parameters has exactly this path (`/healthz`, `/metrics`).
+    func isLiteralRoute(_ path: String) -> Bool {
+        literalPaths.withLock { $0.contains(path) }
     }
 
     /// The methods routed on a path (`{…}` segments match anything), for 405's `Allow` header.
@@ -38,7 +45,7 @@ struct Routes<Methods: RouterMethods> {
     /// The group's path, `""` for the router itself.
     let prefix: String
 
-    /// Registers a handler. A `GET` route answers `HEAD` too (`HeadMiddleware` drops the body),
+    /// Registers a handler. A `GET` route answers `HEAD` too (`HeadResponse` drops the body),
     /// unless `head` is false: a stream has no end to measure.
     func on(
         _ method: HTTPRequest.Method, _ path: String, head: Bool = true,

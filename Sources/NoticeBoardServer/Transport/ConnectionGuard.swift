@@ -20,7 +20,7 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var requestsRead = 0
     private var responsesWritten = 0
     private var readingBody = false
-    private var readDeadline: Scheduled<Void>?
+    private let deadline = ConnectionDeadlineTimer()
 
     /// Bodies larger than any the API takes are not invited: the handler answers 413 unread.
     static let largestBodyInvited = 16 * 1024
@@ -29,16 +29,22 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func handlerAdded(context: ChannelHandlerContext) {
         (try? context.pipeline.syncOperations.handler(type: ConnectionGate.self))?.handOver()
-        ConnectionDeadline.arm(&readDeadline, after: limits.settings.idleTimeout, phase: "idle", context: context)
+        deadline.set(after: limits.settings.idleTimeout, phase: "idle")
+        deadline.cover(channel: context.channel)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        ConnectionDeadline.disarm(&readDeadline)
+        deadline.stop()
         context.fireChannelInactive()
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
-        ConnectionDeadline.disarm(&readDeadline)
+        deadline.stop()
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        deadline.cover(channel: context.channel)
+        context.fireChannelReadComplete()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -63,12 +69,12 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
                 context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
             }
             readingBody = true
-            ConnectionDeadline.arm(&readDeadline, after: limits.settings.bodyTimeout, phase: "body", context: context)
+            deadline.set(after: limits.settings.bodyTimeout, phase: "body")
         case .body:
             break
         case .end:
             readingBody = false
-            ConnectionDeadline.disarm(&readDeadline)
+            deadline.clear()
         }
         context.fireChannelRead(data)
     }
@@ -77,7 +83,8 @@ final class ConnectionGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if case .end = unwrapOutboundIn(data) {
             responsesWritten += 1
             if responsesWritten >= requestsRead, !readingBody {
-                ConnectionDeadline.arm(&readDeadline, after: limits.settings.idleTimeout, phase: "idle", context: context)
+                deadline.set(after: limits.settings.idleTimeout, phase: "idle")
+                deadline.cover(channel: context.channel)
             }
         }
         context.write(data, promise: promise)

@@ -11,7 +11,7 @@ import NIOHTTPTypes
 /// It sits after the HTTP/1 codec and keeps the order of responses on a keep-alive connection:
 /// when a response to an earlier request is still owed, ours waits until that one has been written.
 /// A body that breaks off mid-request (bad chunk framing) belongs to the handler reading it, so
-/// that error goes on and `ErrorMiddleware` answers it.
+/// that error goes on and `ErrorTranslator` answers it.
 final class MalformedRequestResponder: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart

@@ -8,22 +8,18 @@ import NoticeBoardCore
 /// Turns every failure into the contract's JSON error: validation errors name their field,
 /// store outages are 503, a known path with another method is 405, anything unexpected is a
 /// logged 500 that never leaks internals.
-struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+struct ErrorTranslator: Sendable {
     let routes: RouteTable
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        do {
-            return try await next(request, context)
-        } catch {
-            let apiError = translate(error, request: request, context: context)
-            if apiError.status == .tooManyRequests {
-                Counter(label: "noticeboard_rate_limited_total", dimensions: [("path", context.endpointPath ?? "unknown")]).increment()
-            }
-            return try apiError.response(from: request, context: context)
+    func response(for error: any Error, request: Request, context: some RequestContext) throws -> Response {
+        let apiError = translate(error, request: request, context: context)
+        if apiError.status == .tooManyRequests {
+            Counter(label: "noticeboard_rate_limited_total", dimensions: [("path", context.endpointPath ?? "unknown")]).increment()
         }
+        return try apiError.response(from: request, context: context)
     }
 
-    func translate(_ error: any Error, request: Request, context: Context) -> APIError {
+    func translate(_ error: any Error, request: Request, context: some RequestContext) -> APIError {
         switch error {
         case let error as APIError:
             return error

@@ -1,0 +1,22 @@
+import Logging
+import Synchronization
+
+enum LogFormat: String, CaseIterable, Sendable {
+    case text, json
+}
+
+enum LoggingSetup {
+    private static let bootstrapped = Mutex(false)
+
+    /// Installs the chosen handler for the whole process, once, before the first logger.
+    static func bootstrap(_ format: LogFormat) {
+        bootstrapped.withLock { done in
+            guard !done else { return }
+            done = true
+            switch format {
+            case .text: LoggingSystem.bootstrap { TextLogHandler(label: $0) }
+            case .json: LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
+            }
+        }
+    }
+}
