@@ -25,7 +25,7 @@ public struct PostgresPostArchive: Sendable {
                     CREATE TEMPORARY TABLE import_staging (
                         source_id text, lat double precision, lon double precision, heading double precision,
                         message text, tag text, created_ms bigint, accuracy double precision, floor smallint,
-                        beacon text, status text, expires_ms bigint, replies jsonb, key text
+                        beacon text, status text, expires_ms bigint, replies jsonb
                     ) ON COMMIT DROP
                     """, logger: logger)
                 try await connection.copyFrom(
@@ -46,30 +46,31 @@ public struct PostgresPostArchive: Sendable {
                     }
                     if buffer.readableBytes > 0 { try await writer.write(buffer) }
                 }
-                try await connection.query(
-                    """
-                    UPDATE import_staging SET key = encode(sha256(convert_to(concat_ws(chr(31), coalesce(source_id, ''), lat::text, lon::text,
-                        coalesce(heading::text, ''), message, tag, created_ms::text, coalesce(accuracy::text, ''),
-                        coalesce(floor::text, ''), coalesce(beacon, '')), 'UTF8')), 'hex')
-                    """, logger: logger)
-                let rows = try await connection.query(
-                    """
+                // The key is computed as rows are inserted (a separate pass rewrote every staged
+                // row), in the file's order, which the new ids keep. A batch without threads needs
+                // only its count back.
+                let insert = """
                     INSERT INTO posts (lat, lon, heading, message, tag, created_at, accuracy, floor, beacon, status, import_key, expires_at)
                     SELECT lat, lon, heading, message, tag, timestamptz 'epoch' + created_ms * interval '1 millisecond', accuracy, floor, beacon, status,
                            key, timestamptz 'epoch' + expires_ms * interval '1 millisecond'
-                    FROM import_staging
+                    FROM (SELECT *, \(Self.importKey(of: "import_staging")) AS key FROM import_staging) s
                     ON CONFLICT (import_key) DO NOTHING
-                    RETURNING id
-                    """, logger: logger)
+                    """
+                guard posts.contains(where: { !$0.replies.isEmpty }) else {
+                    let rows = try await connection.query("WITH added AS (\(unescaped: insert) RETURNING 1) SELECT count(*) FROM added", logger: logger)
+                    for try await count in rows.decode(Int64.self) { return Int(count) }
+                    return 0
+                }
+                let rows = try await connection.query("\(unescaped: insert) RETURNING id", logger: logger)
                 var inserted: [Int64] = []
                 for try await id in rows.decode(Int64.self) { inserted.append(id) }
-                guard posts.contains(where: { !$0.replies.isEmpty }), !inserted.isEmpty else { return inserted.count }
+                guard !inserted.isEmpty else { return 0 }
                 // Threads of the posts new in this batch (a re-run adds none), then their counts.
                 try await connection.query(
                     """
                     INSERT INTO replies (post_id, message, created_at, status)
                     SELECT p.id, r.message, timestamptz 'epoch' + r.created_ms * interval '1 millisecond', r.status
-                    FROM import_staging s JOIN posts p ON p.import_key = s.key
+                    FROM import_staging s JOIN posts p ON p.import_key = \(unescaped: Self.importKey(of: "s"))
                     CROSS JOIN LATERAL jsonb_to_recordset(s.replies) AS r(message text, created_ms bigint, status text)
                     WHERE p.id = ANY(\(inserted)::int8[]) ORDER BY p.id, r.created_ms
                     """, logger: logger)
@@ -107,6 +108,16 @@ public struct PostgresPostArchive: Sendable {
                 try await body(try PostRow.decode(cells), status, thread.compactMap(ArchivedReply.init(packed:)))
             }
         }
+    }
+
+    /// A staged row's import key: its source id and content, so the same row imported again is
+    /// recognised. Keys stored by earlier versions were made by this same expression.
+    static func importKey(of row: String) -> String {
+        """
+        encode(sha256(convert_to(concat_ws(chr(31), coalesce(\(row).source_id, ''), \(row).lat::text, \(row).lon::text,
+            coalesce(\(row).heading::text, ''), \(row).message, \(row).tag, \(row).created_ms::text, coalesce(\(row).accuracy::text, ''),
+            coalesce(\(row).floor::text, ''), coalesce(\(row).beacon, '')), 'UTF8')), 'hex')
+        """
     }
 
     /// `[{"message", "created_ms", "status"}]` for the staging table's `jsonb` column.
