@@ -13,10 +13,7 @@ enum LoggingSetup {
         bootstrapped.withLock { done in
             guard !done else { return }
             done = true
-            switch format {
-            case .text: LoggingSystem.bootstrap { TextLogHandler(label: $0) }
-            case .json: LoggingSystem.bootstrap { JSONLogHandler(label: $0) }
-            }
+            LoggingSystem.bootstrap { StandardErrorLogHandler(label: $0, format: format) }
         }
     }
 }
