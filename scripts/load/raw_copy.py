@@ -10,7 +10,7 @@ with open(path) as f:
     header = f.readline().strip().split(",")
 types = {"id": "bigint", "lat": "float8", "lon": "float8", "heading": "float8", "accuracy": "float8", "created_at": "timestamptz"}
 columns = ", ".join(f'"{name}" {types.get(name, "text")}' for name in header)
-subprocess.run(psql + ["-c", f"DROP TABLE IF EXISTS raw_copy_bench; CREATE TABLE raw_copy_bench ({columns})"], check=True)
+subprocess.run(psql + ["-c", f"SET client_min_messages TO warning; DROP TABLE IF EXISTS raw_copy_bench; CREATE TABLE raw_copy_bench ({columns})"], check=True)
 started = time.monotonic()
 subprocess.run(psql + ["-c", f"\\copy raw_copy_bench FROM '{path}' WITH (FORMAT csv, HEADER true)"], check=True)
 elapsed = time.monotonic() - started
