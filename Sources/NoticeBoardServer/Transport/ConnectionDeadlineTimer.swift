@@ -1,4 +1,3 @@
-import Metrics
 import NIOCore
 
 /// A connection's one deadline (idle between requests, or a body's arrival), moved on every
@@ -45,8 +44,7 @@ final class ConnectionDeadlineTimer {
         timerFiresAt = nil
         guard let deadline else { return }
         if deadline <= .now() {
-            Counter(label: "noticeboard_connections_timed_out_total", dimensions: [("phase", phase)]).increment()
-            channel.close(promise: nil)
+            ConnectionDeadline.expire(channel, phase: phase)
         } else {
             schedule(at: deadline, channel: channel)
         }

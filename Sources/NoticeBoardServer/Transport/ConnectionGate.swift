@@ -123,10 +123,13 @@ enum ConnectionDeadline {
     static func arm(_ deadline: inout Scheduled<Void>?, after delay: Duration, phase: String, context: ChannelHandlerContext) {
         deadline?.cancel()
         let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: TimeAmount(delay)) {
-            Counter(label: "noticeboard_connections_timed_out_total", dimensions: [("phase", phase)]).increment()
-            channel.close(promise: nil)
-        }
+        deadline = context.eventLoop.scheduleTask(in: TimeAmount(delay)) { expire(channel, phase: phase) }
+    }
+
+    /// Closes a connection whose deadline passed, counted by phase.
+    static func expire(_ channel: any Channel, phase: String) {
+        Counter(label: "noticeboard_connections_timed_out_total", dimensions: [("phase", phase)]).increment()
+        channel.close(promise: nil)
     }
 
     static func disarm(_ deadline: inout Scheduled<Void>?) {
