@@ -53,6 +53,36 @@ import Testing
         }
     }
 
+    @Test func theWatchExpiresWhatIsDueAndNothingCancelled() async throws {
+        let watch = DeadlineWatch(resolution: .milliseconds(10))
+        let due = Flag()
+        let cancelledOne = Flag()
+        let later = Flag()
+        let now = ContinuousClock.now
+        _ = watch.watch(until: now + .milliseconds(50)) { due.set() }
+        let cancelled = watch.watch(until: now + .milliseconds(50)) { cancelledOne.set() }
+        _ = watch.watch(until: now + .seconds(600)) { later.set() }
+        watch.cancel(cancelled)
+        #expect(await due.becomesSet(within: .seconds(60)))
+        #expect(ContinuousClock.now - now >= .milliseconds(50), "not before its deadline")
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(!cancelledOne.isSet, "a cancelled deadline never fires")
+        #expect(!later.isSet, "a deadline not yet due does not fire")
+        #expect(watch.watching == 1)
+    }
+
+    @Test func theWatchSleepsWhenNothingIsWatchedAndWakesForTheNext() async throws {
+        let watch = DeadlineWatch(resolution: .milliseconds(10))
+        let first = Flag()
+        _ = watch.watch(until: .now + .milliseconds(20)) { first.set() }
+        #expect(await first.becomesSet(within: .seconds(60)))
+        #expect(watch.watching == 0)
+        try await Task.sleep(for: .milliseconds(100))
+        let second = Flag()
+        _ = watch.watch(until: .now + .milliseconds(20)) { second.set() }
+        #expect(await second.becomesSet(within: .seconds(60)), "a watch started after the ticker stopped still fires")
+    }
+
     final class Flag: Sendable {
         private let value = Atomic<Bool>(false)
         func set() { value.store(true, ordering: .relaxed) }

@@ -46,16 +46,20 @@ public struct BoardLoader: Service {
         try? await gracefulShutdown()
     }
 
-    /// Announces this instance's committed changes to the others: one notification at a time,
-    /// however many changes were committed while it was sent. One that fails is not retried:
-    /// followers also catch up on a timer.
-    static func announce(_ committed: AsyncStream<Void>, on changes: any ChangeFeed, logger: Logger) async {
+    /// Announces this instance's committed changes to the others: one notification at a time and
+    /// at most one per `spacing`, however many changes were committed meanwhile (each NOTIFY is a
+    /// transaction, and wakes every follower). One that fails is not retried: followers also
+    /// catch up on a timer.
+    static func announce(
+        _ committed: AsyncStream<Void>, on changes: any ChangeFeed, spacing: Duration = .milliseconds(20), logger: Logger
+    ) async {
         for await _ in committed {
             do {
                 try await changes.announce()
             } catch {
                 logger.debug("could not announce changes; followers catch up on their timer", metadata: ["error": "\(error)"])
             }
+            try? await Task.sleep(for: spacing)
         }
     }
 

@@ -5,6 +5,8 @@ import Metrics
 /// instance (or `noticeboard import`) commits. A writer's announcement wakes it at once; a tick
 /// every half second catches up anyway, so a lost announcement or connection costs at most that.
 /// Where announcements are not heard (changes read from a hot standby) it ticks ten times a second.
+/// Catch-ups are at least `spacing` apart: under a write load announcements come hundreds of times
+/// a second, and one query for each cost the database more than the writes it reported.
 struct ChangeFollower: Sendable {
     let board: Board
     let feed: any ChangeFeed
@@ -12,6 +14,7 @@ struct ChangeFollower: Sendable {
     var pageSize = 10_000
     var tick: Duration = .milliseconds(500)
     var pollingTick: Duration = .milliseconds(100)
+    var spacing: Duration = .milliseconds(20)
 
     func run(after start: Int64) async throws {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -54,6 +57,7 @@ struct ChangeFollower: Sendable {
                     } catch {
                         logger.warning("change feed unavailable; retrying", metadata: ["error": "\(error)"])
                     }
+                    try await Task.sleep(for: spacing)
                 }
             }
             try await group.next()

@@ -38,13 +38,17 @@ public struct PostgresChangeFeed: ChangeFeed {
         }
     }
 
-    /// Changes after `sequence` joined with each post's state now (and the change's reply, if still visible).
+    /// Changes after `sequence` joined with each post's state now (and the change's reply, if still
+    /// visible). The lookups are LATERAL with LIMIT 1 so they stay primary-key probes: on a young
+    /// table not yet analysed, a plain join was planned as a hash join over every post, run on
+    /// every catch-up.
     static func changesQuery(after sequence: Int64, limit: Int) -> PostgresQuery {
         """
         SELECT c.seq, \(unescaped: PostRow.columns(of: "p")), p.status, p.version, \(unescaped: ReplyRow.columns(of: "r"))
-        FROM post_changes c JOIN posts p ON p.id = c.post_id
-        LEFT JOIN replies r ON r.id = c.reply_id AND r.status = 'visible'
-        WHERE c.seq > \(sequence) ORDER BY c.seq LIMIT \(limit)
+        FROM (SELECT seq, post_id, reply_id FROM post_changes WHERE seq > \(sequence) ORDER BY seq LIMIT \(limit)) c
+        CROSS JOIN LATERAL (SELECT * FROM posts WHERE id = c.post_id LIMIT 1) p
+        LEFT JOIN LATERAL (SELECT * FROM replies WHERE id = c.reply_id AND status = 'visible' LIMIT 1) r ON true
+        ORDER BY c.seq
         """
     }
 

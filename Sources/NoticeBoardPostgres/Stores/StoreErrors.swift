@@ -30,11 +30,10 @@ enum StoreErrors {
             operationsInFlight.record(Self.inFlight.wrappingSubtract(1, ordering: .relaxed).newValue)
             race.finish(result)
         }
-        let timer = Task {
-            try await Task.sleep(for: deadline)
+        let ticket = DeadlineWatch.shared.watch(until: .now + deadline) {
             if race.finish(.failure(StoreError.unavailable("no answer from the database within \(deadline)"))) { work.cancel() }
         }
-        defer { timer.cancel() }
+        defer { DeadlineWatch.shared.cancel(ticket) }
         return try await withTaskCancellationHandler {
             try await race.value()
         } onCancel: {
