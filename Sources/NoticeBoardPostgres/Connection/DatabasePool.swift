@@ -139,6 +139,21 @@ public final class DatabasePool: Service, Sendable {
         }
     }
 
+    /// A statement PostgreSQL parses and plans once per connection: for the statements run
+    /// hundreds of times a second, parsing and planning were a third of its CPU.
+    public func execute<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
+    ) async throws -> [Statement.Row] {
+        let client = try await client()
+        do {
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger, file: file, line: line) { rows.append(row) }
+            return rows
+        } catch {
+            throw retiredError(error, of: client)
+        }
+    }
+
     public func withConnection<Result>(
         isolation: isolated (any Actor)? = #isolation, _ closure: (PostgresConnection) async throws -> sending Result
     ) async throws -> sending Result {

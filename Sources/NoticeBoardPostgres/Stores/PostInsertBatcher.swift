@@ -80,32 +80,8 @@ final class PostInsertBatcher: Sendable {
     /// checked rather than trusted.
     private func write(_ batch: [Waiting]) async throws -> [Post] {
         let drafts = batch.map(\.draft)
-        // Arrays of optionals do not bind: absent values travel as sentinels the statement turns back into NULL.
-        let headings = drafts.map { $0.heading ?? .nan }
-        let accuracies = drafts.map { $0.accuracy ?? .nan }
-        let floors = drafts.map { $0.floor.map(Int16.init) ?? Int16.min }
-        let beacons = drafts.map { $0.beacon ?? "" }
-        let clientHashes = batch.map { $0.clientHash ?? "" }
-        let deviceHashes = drafts.map { $0.deviceHash ?? "" }
-        let expiries = drafts.map { $0.expiresAt ?? Int64.min }
-        let posts: [Post] = try await StoreErrors.bounded { [self] in
-            let rows = try await client.query(
-                """
-                INSERT INTO posts (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash, device_hash, expires_at)
-                SELECT lat, lon, nullif(heading, 'NaN'), message, tag, nullif(accuracy, 'NaN'), nullif(floor, -32768), nullif(beacon, ''),
-                    nullif(client_hash, ''), nullif(device_hash, ''),
-                    CASE WHEN expires_at = -9223372036854775808 THEN NULL ELSE timestamptz 'epoch' + expires_at * interval '1 millisecond' END
-                FROM unnest(\(drafts.map(\.lat))::float8[], \(drafts.map(\.lon))::float8[], \(headings)::float8[], \(drafts.map(\.message))::text[],
-                    \(drafts.map(\.tag))::text[], \(accuracies)::float8[], \(floors)::int2[], \(beacons)::text[], \(clientHashes)::text[],
-                    \(deviceHashes)::text[], \(expiries)::int8[])
-                    WITH ORDINALITY AS t (lat, lon, heading, message, tag, accuracy, floor, beacon, client_hash, device_hash, expires_at, n)
-                ORDER BY n
-                RETURNING \(unescaped: PostRow.columns())
-                """, logger: logger)
-            var posts: [Post] = []
-            for try await row in rows { posts.append(try PostRow.decode(PostRow.cells(of: row, count: PostRow.columnCount))) }
-            return posts
-        }
+        let statement = InsertPosts(drafts: drafts, clientHashes: batch.map(\.clientHash))
+        let posts = try await StoreErrors.bounded { [self] in try await client.execute(statement, logger: logger) }
         let ordered = posts.sorted { $0.id < $1.id }
         guard ordered.count == drafts.count,
             zip(ordered, drafts).allSatisfy({ post, draft in post.message == draft.message && post.tag == draft.tag && abs(post.lat - draft.lat) < 1e-6 && abs(post.lon - draft.lon) < 1e-6 })

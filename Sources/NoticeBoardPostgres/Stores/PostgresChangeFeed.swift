@@ -34,37 +34,8 @@ public struct PostgresChangeFeed: ChangeFeed {
     /// PostgreSQL would otherwise stop this instance following until it returned.
     public func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
         try await StoreErrors.bounded { [self] in
-            try await Self.decodeChanges(try await reads.query(Self.changesQuery(after: sequence, limit: limit), logger: logger))
+            try await reads.execute(ChangesAfter(sequence: sequence, limit: limit), logger: logger)
         }
-    }
-
-    /// Changes after `sequence` joined with each post's state now (and the change's reply, if still
-    /// visible). The lookups are LATERAL with LIMIT 1 so they stay primary-key probes: on a young
-    /// table not yet analysed, a plain join was planned as a hash join over every post, run on
-    /// every catch-up.
-    static func changesQuery(after sequence: Int64, limit: Int) -> PostgresQuery {
-        """
-        SELECT c.seq, \(unescaped: PostRow.columns(of: "p")), p.status, p.version, \(unescaped: ReplyRow.columns(of: "r"))
-        FROM (SELECT seq, post_id, reply_id FROM post_changes WHERE seq > \(sequence) ORDER BY seq LIMIT \(limit)) c
-        CROSS JOIN LATERAL (SELECT * FROM posts WHERE id = c.post_id LIMIT 1) p
-        LEFT JOIN LATERAL (SELECT * FROM replies WHERE id = c.reply_id AND status = 'visible' LIMIT 1) r ON true
-        ORDER BY c.seq
-        """
-    }
-
-    static func decodeChanges(_ rows: PostgresRowSequence) async throws -> [PostChange] {
-        var changes: [PostChange] = []
-        for try await row in rows {
-            let cells = try PostRow.cells(of: row, count: 3 + PostRow.columnCount + ReplyRow.columnCount)
-            let after = 1 + PostRow.columnCount
-            let post = try PostRow.decode(cells, from: 1)
-            changes.append(
-                PostChange(
-                    sequence: try cells[0].decode(Int64.self), post: post,
-                    status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self),
-                    reply: try ReplyRow.decodeIfPresent(cells, from: after + 2, post: post)))
-        }
-        return changes
     }
 
     public func listen(wake: @escaping @Sendable () -> Void) async throws {

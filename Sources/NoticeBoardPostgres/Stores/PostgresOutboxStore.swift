@@ -170,8 +170,10 @@ public struct PostgresOutboxStore: OutboxStore {
                     }
                     return DispatchResult(changesRead: 0, queued: 0, watermark: latest)
                 }
-                let changes = try await PostgresChangeFeed.decodeChanges(
-                    try await connection.query(PostgresChangeFeed.changesQuery(after: watermark, limit: limit), logger: logger))
+                var changes: [PostChange] = []
+                for try await change in try await connection.execute(ChangesAfter(sequence: watermark, limit: limit), logger: logger) {
+                    changes.append(change)
+                }
                 guard !changes.isEmpty else { return DispatchResult(changesRead: 0, queued: 0, watermark: watermark) }
                 let planned = try await plan(watermark, changes, try await webhooks(), try await subscriptions())
                 var queued = 0

@@ -1,0 +1,38 @@
+import NoticeBoardCore
+import PostgresNIO
+
+/// The change feed's page: changes after a sequence joined with each post's state now (and the
+/// change's reply, if still visible), prepared once per connection. The lookups are LATERAL
+/// with LIMIT 1 so they stay primary-key probes: on a young table not yet analysed, a plain join
+/// was planned as a hash join over every post, run on every catch-up.
+struct ChangesAfter: PostgresPreparedStatement {
+    typealias Row = PostChange
+
+    static let sql = """
+        SELECT c.seq, \(PostRow.columns(of: "p")), p.status, p.version, \(ReplyRow.columns(of: "r"))
+        FROM (SELECT seq, post_id, reply_id FROM post_changes WHERE seq > $1 ORDER BY seq LIMIT $2) c
+        CROSS JOIN LATERAL (SELECT * FROM posts WHERE id = c.post_id LIMIT 1) p
+        LEFT JOIN LATERAL (SELECT * FROM replies WHERE id = c.reply_id AND status = 'visible' LIMIT 1) r ON true
+        ORDER BY c.seq
+        """
+
+    let sequence: Int64
+    let limit: Int
+
+    func makeBindings() throws -> PostgresBindings {
+        var bindings = PostgresBindings(capacity: 2)
+        bindings.append(sequence)
+        bindings.append(Int64(limit))
+        return bindings
+    }
+
+    func decodeRow(_ row: PostgresRow) throws -> PostChange {
+        let cells = try PostRow.cells(of: row, count: 3 + PostRow.columnCount + ReplyRow.columnCount)
+        let after = 1 + PostRow.columnCount
+        let post = try PostRow.decode(cells, from: 1)
+        return PostChange(
+            sequence: try cells[0].decode(Int64.self), post: post,
+            status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self),
+            reply: try ReplyRow.decodeIfPresent(cells, from: after + 2, post: post))
+    }
+}
