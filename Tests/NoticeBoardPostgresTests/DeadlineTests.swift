@@ -61,7 +61,7 @@ import Testing
         let now = ContinuousClock.now
         _ = watch.watch(until: now + .milliseconds(50)) { due.set() }
         let cancelled = watch.watch(until: now + .milliseconds(50)) { cancelledOne.set() }
-        _ = watch.watch(until: now + .seconds(600)) { later.set() }
+        let longOne = watch.watch(until: now + .seconds(600)) { later.set() }
         watch.cancel(cancelled)
         #expect(await due.becomesSet(within: .seconds(60)))
         #expect(ContinuousClock.now - now >= .milliseconds(50), "not before its deadline")
@@ -69,6 +69,8 @@ import Testing
         #expect(!cancelledOne.isSet, "a cancelled deadline never fires")
         #expect(!later.isSet, "a deadline not yet due does not fire")
         #expect(watch.watching == 1)
+        watch.cancel(longOne)
+        #expect(watch.watching == 0)
     }
 
     @Test func theWatchSleepsWhenNothingIsWatchedAndWakesForTheNext() async throws {

@@ -141,14 +141,10 @@ public final class DatabasePool: Service, Sendable {
 
     /// A statement PostgreSQL parses and plans once per connection: for the statements run
     /// hundreds of times a second, parsing and planning were a third of its CPU.
-    public func execute<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, logger: Logger, file: String = #fileID, line: Int = #line
-    ) async throws -> [Statement.Row] {
+    public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row] {
         let client = try await client()
         do {
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger, file: file, line: line) { rows.append(row) }
-            return rows
+            return try await client.withConnection { connection in try await connection.executeAll(statement, logger: logger) }
         } catch {
             throw retiredError(error, of: client)
         }

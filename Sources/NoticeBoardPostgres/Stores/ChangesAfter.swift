@@ -10,10 +10,10 @@ struct ChangesAfter: PostgresPreparedStatement {
 
     static let sql = """
         SELECT c.seq, \(PostRow.columns(of: "p")), p.status, p.version, \(ReplyRow.columns(of: "r"))
-        FROM (SELECT seq, post_id, reply_id FROM post_changes WHERE seq > $1 ORDER BY seq LIMIT $2) c
+        FROM post_changes c
         CROSS JOIN LATERAL (SELECT * FROM posts WHERE id = c.post_id LIMIT 1) p
         LEFT JOIN LATERAL (SELECT * FROM replies WHERE id = c.reply_id AND status = 'visible' LIMIT 1) r ON true
-        ORDER BY c.seq
+        WHERE c.seq > $1 ORDER BY c.seq LIMIT $2
         """
 
     let sequence: Int64

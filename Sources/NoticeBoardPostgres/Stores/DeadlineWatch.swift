@@ -35,7 +35,9 @@ final class DeadlineWatch: Sendable {
             defer { state.ticking = true }
             return (state.nextTicket, !state.ticking)
         }
-        if startsTicking { Task { await self.tickWhileWatching() } }
+        // Detached: the ticker outlives the call that started it and must not carry its
+        // priority or task-locals.
+        if startsTicking { Task.detached { await self.tickWhileWatching() } }
         return ticket
     }
 

@@ -23,6 +23,10 @@ final class FirstOutcome<T: Sendable>: Sendable {
         return true
     }
 
+    var isFinished: Bool {
+        state.withLock { state in if case .finished = state { true } else { false } }
+    }
+
     func value() async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let finished: Result<T, any Error>? = state.withLock { state in

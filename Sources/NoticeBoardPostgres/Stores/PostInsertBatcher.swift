@@ -7,7 +7,7 @@ import Synchronization
 /// insert is in flight wait for the next one, which writes them all and commits once. Under
 /// load this is group commit done by the application, so PostgreSQL does one commit (and one
 /// run of the change trigger) for a batch rather than one per post; alone, a post still goes in
-/// at once. Every caller is answered only after its batch has committed.
+/// at once. A post is acknowledged only after its batch has committed.
 final class PostInsertBatcher: Sendable {
     static let maxBatch = 256
     /// Statements in flight at once: while one commits, the next batch gathers. One beat two or
@@ -17,17 +17,14 @@ final class PostInsertBatcher: Sendable {
     static let maxWaiting = 10_000
 
     private struct Waiting: Sendable {
-        let ticket: UInt64
         let draft: PostDraft
         let clientHash: String?
-        let continuation: CheckedContinuation<Post, any Error>
-        let watch: UInt64
+        let outcome: FirstOutcome<Post>
     }
 
     private struct State {
         var queue: [Waiting] = []
         var inFlight = 0
-        var lastTicket: UInt64 = 0
     }
 
     private let client: DatabasePool
@@ -41,70 +38,61 @@ final class PostInsertBatcher: Sendable {
         self.deadline = deadline
     }
 
-    /// A post waits for a statement within the store's deadline, and the statement has its own:
-    /// a caller whose post is still waiting at its deadline, or who gives up, is answered at once
-    /// and the post is not written; once in a statement, the post is answered with its outcome.
-    /// (The deadline is kept by `DeadlineWatch`, not a task per post.)
+    /// Answered by whichever comes first: the post's batch (its row, or its error), the deadline
+    /// (503), or the caller giving up. A post still waiting when its caller has been answered is
+    /// never written; one already in a statement may be stored unacknowledged, as for any insert
+    /// that outlives its deadline. The deadline is kept by `DeadlineWatch`, not a task per post.
     func insert(_ draft: PostDraft, clientHash: String?) async throws -> Post {
-        let ticket = state.withLock { state in
-            state.lastTicket &+= 1
-            return state.lastTicket
+        let outcome = FirstOutcome<Post>()
+        let watch = DeadlineWatch.shared.watch(until: .now + deadline) { [deadline] in
+            outcome.finish(.failure(StoreError.unavailable("no answer from the database within \(deadline)")))
         }
+        defer { DeadlineWatch.shared.cancel(watch) }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                guard !Task.isCancelled else { return continuation.resume(throwing: CancellationError()) }
-                let watch = DeadlineWatch.shared.watch(until: .now + deadline) { [self, deadline] in
-                    abandon(ticket, with: StoreError.unavailable("no answer from the database within \(deadline)"))
-                }
-                enum Admission { case queued, startsWriter, full }
-                let admission = state.withLock { state -> Admission in
-                    guard state.queue.count < Self.maxWaiting else { return .full }
-                    state.queue.append(Waiting(ticket: ticket, draft: draft, clientHash: clientHash, continuation: continuation, watch: watch))
-                    guard state.inFlight < Self.maxInFlight else { return .queued }
-                    state.inFlight += 1
-                    return .startsWriter
-                }
-                switch admission {
-                case .full:
-                    DeadlineWatch.shared.cancel(watch)
-                    continuation.resume(throwing: StoreError.unavailable("too many posts are waiting to be stored; retry shortly"))
-                case .startsWriter: Task { await self.writeWhileWaiting() }
-                case .queued: break
-                }
+            enum Admission { case queued, startsWriter, full, answered }
+            let admission = state.withLock { state -> Admission in
+                // Checked under the lock the writer takes posts under: a post whose caller is
+                // gone by now is not queued at all.
+                guard !outcome.isFinished else { return .answered }
+                guard state.queue.count < Self.maxWaiting else { return .full }
+                state.queue.append(Waiting(draft: draft, clientHash: clientHash, outcome: outcome))
+                guard state.inFlight < Self.maxInFlight else { return .queued }
+                state.inFlight += 1
+                return .startsWriter
             }
+            switch admission {
+            case .full: outcome.finish(.failure(StoreError.unavailable("too many posts are waiting to be stored; retry shortly")))
+            case .startsWriter: Task { await self.writeWhileWaiting() }
+            case .queued, .answered: break
+            }
+            return try await outcome.value()
         } onCancel: {
-            abandon(ticket, with: CancellationError())
-        }
-    }
-
-    /// Answers a post that is still waiting with `error` and forgets it; one already in a
-    /// statement is left to that statement's outcome.
-    private func abandon(_ ticket: UInt64, with error: any Error) {
-        let waiting = state.withLock { state -> Waiting? in
-            guard let index = state.queue.firstIndex(where: { $0.ticket == ticket }) else { return nil }
-            return state.queue.remove(at: index)
-        }
-        if let waiting {
-            DeadlineWatch.shared.cancel(waiting.watch)
-            waiting.continuation.resume(throwing: error)
+            outcome.finish(.failure(CancellationError()))
         }
     }
 
     private func writeWhileWaiting() async {
         while true {
+            // Posts already answered (deadline, caller gone) are dropped here, unwritten: the
+            // queue is never searched for them.
             let batch = state.withLock { state -> [Waiting] in
-                let batch = Array(state.queue.prefix(Self.maxBatch))
-                state.queue.removeFirst(batch.count)
+                var batch: [Waiting] = []
+                var taken = 0
+                for waiting in state.queue {
+                    guard batch.count < Self.maxBatch else { break }
+                    taken += 1
+                    if !waiting.outcome.isFinished { batch.append(waiting) }
+                }
+                state.queue.removeFirst(taken)
                 if batch.isEmpty { state.inFlight -= 1 }
                 return batch
             }
             guard !batch.isEmpty else { return }
-            for waiting in batch { DeadlineWatch.shared.cancel(waiting.watch) }
             do {
                 let posts = try await write(batch)
-                for (waiting, post) in zip(batch, posts) { waiting.continuation.resume(returning: post) }
+                for (waiting, post) in zip(batch, posts) { waiting.outcome.finish(.success(post)) }
             } catch {
-                for waiting in batch { waiting.continuation.resume(throwing: error) }
+                for waiting in batch { waiting.outcome.finish(.failure(error)) }
             }
         }
     }

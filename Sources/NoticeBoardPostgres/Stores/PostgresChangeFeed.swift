@@ -55,7 +55,7 @@ public struct PostgresChangeFeed: ChangeFeed {
     }
 
     public func prune(olderThanHours hours: Int) async throws {
-        try await StoreErrors.translating {
+        _ = try await StoreErrors.translating {
             try await client.query(
                 "DELETE FROM post_changes WHERE changed_at < now() - \(hours) * interval '1 hour'", logger: logger)
         }

@@ -170,10 +170,7 @@ public struct PostgresOutboxStore: OutboxStore {
                     }
                     return DispatchResult(changesRead: 0, queued: 0, watermark: latest)
                 }
-                var changes: [PostChange] = []
-                for try await change in try await connection.execute(ChangesAfter(sequence: watermark, limit: limit), logger: logger) {
-                    changes.append(change)
-                }
+                let changes = try await connection.executeAll(ChangesAfter(sequence: watermark, limit: limit), logger: logger)
                 guard !changes.isEmpty else { return DispatchResult(changesRead: 0, queued: 0, watermark: watermark) }
                 let planned = try await plan(watermark, changes, try await webhooks(), try await subscriptions())
                 var queued = 0
