@@ -15,17 +15,8 @@ import Testing
         try await TestDatabase.withClient(endpoint) { client in
             let pool = DatabasePool(client)
             let batcher = PostInsertBatcher(client: pool, logger: TestDatabase.logger, deadline: .seconds(2))
-            let (released, release) = AsyncStream.makeStream(of: Void.self)
-            let (locked, lockTaken) = AsyncStream.makeStream(of: Void.self)
             // Holds the table so the first post's statement waits; the others queue behind it.
-            let holder = Task {
-                try await client.withTransaction(logger: TestDatabase.logger) { connection in
-                    try await connection.query("LOCK TABLE posts IN ACCESS EXCLUSIVE MODE", logger: TestDatabase.logger)
-                    lockTaken.yield()
-                    for await _ in released { break }
-                }
-            }
-            for await _ in locked { break }
+            let lock = try await TableLock(holding: "posts", on: client)
             func draft(_ message: String) -> PostDraft { PostDraft(lat: 1, lon: 2, heading: nil, message: message, tag: "food") }
             let inFlight = Task { try await batcher.insert(draft("in flight"), clientHash: nil) }
             try await Self.waitForABlockedInsert(client)
@@ -43,8 +34,7 @@ import Testing
             // one that joins the statement's queue after it is answered when its caller gives up.
             await #expect(throws: StoreError.self) { try await inFlight.value }
             #expect(clock.now - started < .seconds(15), "a post in a stuck statement is answered at its deadline")
-            release.yield()
-            try await holder.value
+            try await lock.release()
             // The statement goes on once the table is free; its caller has been answered already.
             var stored: [String] = []
             let patience = ContinuousClock.now + .seconds(30)
@@ -72,16 +62,7 @@ import Testing
         let endpoint = try await TestDatabase.fresh()
         try await TestDatabase.withClient(endpoint) { client in
             let batcher = PostInsertBatcher(client: DatabasePool(client), logger: TestDatabase.logger, deadline: .seconds(60))
-            let (released, release) = AsyncStream.makeStream(of: Void.self)
-            let (locked, lockTaken) = AsyncStream.makeStream(of: Void.self)
-            let holder = Task {
-                try await client.withTransaction(logger: TestDatabase.logger) { connection in
-                    try await connection.query("LOCK TABLE posts IN ACCESS EXCLUSIVE MODE", logger: TestDatabase.logger)
-                    lockTaken.yield()
-                    for await _ in released { break }
-                }
-            }
-            for await _ in locked { break }
+            let lock = try await TableLock(holding: "posts", on: client)
             let inStatement = Task { try await batcher.insert(PostDraft(lat: 1, lon: 2, heading: nil, message: "in a statement", tag: "food"), clientHash: nil) }
             try await Self.waitForABlockedInsert(client)
             let clock = ContinuousClock()
@@ -89,7 +70,31 @@ import Testing
             inStatement.cancel()
             await #expect(throws: CancellationError.self) { try await inStatement.value }
             #expect(clock.now - started < .seconds(2), "answered at once, not when the statement ends")
-            release.yield()
+            try await lock.release()
+        }
+    }
+
+    /// A table held in ACCESS EXCLUSIVE mode by another transaction until `release()`.
+    struct TableLock {
+        let unlock: AsyncStream<Void>.Continuation
+        let holder: Task<Void, any Error>
+
+        init(holding table: String, on client: PostgresClient) async throws {
+            let (released, release) = AsyncStream.makeStream(of: Void.self)
+            let (locked, lockTaken) = AsyncStream.makeStream(of: Void.self)
+            holder = Task {
+                try await client.withTransaction(logger: TestDatabase.logger) { connection in
+                    try await connection.query("LOCK TABLE \(unescaped: table) IN ACCESS EXCLUSIVE MODE", logger: TestDatabase.logger)
+                    lockTaken.yield()
+                    for await _ in released { break }
+                }
+            }
+            unlock = release
+            for await _ in locked { break }
+        }
+
+        func release() async throws {
+            unlock.yield()
             try await holder.value
         }
     }
