@@ -42,29 +42,49 @@ struct ImportCommand: AsyncParsableCommand {
             let changes = PostgresChangeFeed(client: client, logger: logger)
             var parser = PostFileParser(format: format)
             let progress = ImportProgress(totalBytes: totalBytes)
-            var batch: [ImportedPost] = []
+            /// Reads the whole file, handing over batches to `store`: one batch is stored while the
+            /// next is parsed, so parsing and COPY overlap. Returns how many posts were new.
+            func pump(_ store: @escaping @Sendable ([ImportedPost]) async throws -> Int) async throws -> Int {
+                var batch: [ImportedPost] = []
+                var imported = 0
+                var inFlight: Task<Int, any Error>?
+                func flush() async throws {
+                    let full = batch
+                    batch.removeAll(keepingCapacity: true)
+                    if let previous = inFlight { imported += try await previous.value }
+                    inFlight = Task { try await store(full) }
+                }
+                do {
+                    while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
+                        try chunk.withUnsafeBytes { bytes in try parser.feed(bytes) { batch.append($0) } }
+                        if batch.count >= batchSize { try await flush() }
+                        progress.update(bytes: chunk.count, rows: parser.rowsRead)
+                    }
+                    try parser.finish { batch.append($0) }
+                    try await flush()
+                    if let last = inFlight { imported += try await last.value }
+                } catch {
+                    // A statement still running is waited for: the caller's transaction needs its connection back.
+                    _ = try? await inFlight?.value
+                    throw error
+                }
+                return imported
+            }
             var imported = 0
-            // One batch is stored while the next is parsed: parsing and COPY overlap.
-            var inFlight: Task<Int, any Error>?
-            func flush() async throws {
-                let full = batch
-                batch.removeAll(keepingCapacity: true)
-                if let previous = inFlight { imported += try await previous.value }
-                // Running servers hear of each batch once it is committed.
-                inFlight = Task {
-                    let added = try await archive.importBatch(full)
+            // Into an empty board, all in one transaction with the indexes built at the end.
+            let loadedWhole = try await archive.loadIntoEmptyBoard { loader in
+                imported = try await pump { try await loader.add($0) }
+            }
+            if loadedWhole {
+                if imported > 0 { try? await changes.announce() }
+            } else {
+                // Batch by batch, each committed; running servers hear of each once it is.
+                imported = try await pump { batch in
+                    let added = try await archive.importBatch(batch)
                     if added > 0 { try? await changes.announce() }
                     return added
                 }
             }
-            while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty {
-                try parser.feed(chunk) { batch.append($0) }
-                if batch.count >= batchSize { try await flush() }
-                progress.update(bytes: chunk.count, rows: parser.rowsRead)
-            }
-            try parser.finish { batch.append($0) }
-            try await flush()
-            if let last = inFlight { imported += try await last.value }
             progress.finish(rows: parser.rowsRead)
             return ImportSummary(read: parser.rowsRead, imported: imported, rejected: parser.rejected)
         }
@@ -148,7 +168,7 @@ struct PostFileParser {
         }
         rowsRead += 1
         do {
-            accept(try ImportedPost(json: try ImportedPost.members(header: header, fields: record.fields)))
+            accept(try ImportedPost(csvHeader: header, fields: record.fields))
         } catch {
             reject(line: record.line, error)
         }

@@ -18,6 +18,7 @@ public struct ImportedPost: Sendable, Equatable {
     /// snake-case of other exports, and the original board's `pid, longitude, latitude,
     /// heading, msg, tag, pdate`.
     public static let columnAliases: [String: String] = [
+        "createdAt": "createdAt", "expiresAt": "expiresAt",
         "id": "id", "pid": "id",
         "lat": "lat", "latitude": "lat",
         "lon": "lon", "lng": "lon", "longitude": "lon",
@@ -38,6 +39,17 @@ public struct ImportedPost: Sendable, Equatable {
         for (name, value) in raw {
             if let known = Self.columnAliases[name.lowercased()] { canonical[known] = value }
         }
+        try self.init(canonical: canonical)
+    }
+
+    /// Validates one CSV row under a header checked by `validatedHeader(_:)`.
+    public init(csvHeader header: [String], fields: [String]) throws(ValidationError) {
+        guard case .object(let members) = try Self.members(header: header, fields: fields) else { preconditionFailure() }
+        try self.init(canonical: members)
+    }
+
+    /// Validates members already under their canonical names.
+    private init(canonical: [String: JSONValue]) throws(ValidationError) {
         let fields = JSONFields(canonical)
         let lat = try fields.requiredNumber("lat", in: -90...90)
         let lon = try fields.requiredNumber("lon", in: -180...180)
@@ -86,8 +98,10 @@ public struct ImportedPost: Sendable, Equatable {
             throw ValidationError(field: nil, "has \(fields.count) columns where the header has \(header.count)")
         }
         var members: [String: JSONValue] = [:]
+        members.reserveCapacity(header.count)
         for (name, cell) in zip(header, fields) {
-            guard let canonical = columnAliases[name.lowercased()] else { continue }
+            // A checked header already holds canonical names: most lookups need no lower-casing.
+            guard let canonical = columnAliases[name] ?? columnAliases[name.lowercased()] else { continue }
             let text = canonical == "message" ? cell : cell.trimmingWhitespace
             if text.isEmpty, canonical != "message" { continue }
             if numericColumns.contains(canonical) {
@@ -100,13 +114,14 @@ public struct ImportedPost: Sendable, Equatable {
         return .object(members)
     }
 
-    /// Checks that a CSV header names the columns a post needs; returns the header unchanged.
+    /// Checks that a CSV header names the columns a post needs; returns it with each known
+    /// column under its canonical name (others trimmed, and ignored by `members`).
     public static func validatedHeader(_ header: [String]) throws(ValidationError) -> [String] {
-        let known = Set(header.compactMap { columnAliases[$0.trimmingWhitespace.lowercased()] })
-        for required in ["lat", "lon", "message", "tag", "createdAt"] where !known.contains(required) {
+        let names = header.map { columnAliases[$0.trimmingWhitespace.lowercased()] ?? $0.trimmingWhitespace }
+        for required in ["lat", "lon", "message", "tag", "createdAt"] where !names.contains(required) {
             throw ValidationError(field: required, "the header has no \(required) column")
         }
-        return header.map(\.trimmingWhitespace)
+        return names
     }
 
     /// RFC 3339 (any offset or fraction), a date and time without an offset (taken as UTC, as
@@ -138,6 +153,11 @@ public struct ImportedPost: Sendable, Equatable {
 
 extension String {
     var trimmingWhitespace: String {
+        if let first = utf8.first, let last = utf8.last, first < 0x80, last < 0x80,
+            !TextRules.isASCIIWhitespace(first), !TextRules.isASCIIWhitespace(last)
+        {
+            return self
+        }
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
             let last = scalars.lastIndex(where: { !$0.properties.isWhitespace })

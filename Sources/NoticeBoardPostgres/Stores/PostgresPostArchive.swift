@@ -51,8 +51,8 @@ public struct PostgresPostArchive: Sendable {
                 // only its count back.
                 let insert = """
                     INSERT INTO posts (lat, lon, heading, message, tag, created_at, accuracy, floor, beacon, status, import_key, expires_at)
-                    SELECT lat, lon, heading, message, tag, timestamptz 'epoch' + created_ms * interval '1 millisecond', accuracy, floor, beacon, status,
-                           key, timestamptz 'epoch' + expires_ms * interval '1 millisecond'
+                    SELECT lat, lon, heading, message, tag, \(Self.timestamp(milliseconds: "created_ms")), accuracy, floor, beacon, status,
+                           key, \(Self.timestamp(milliseconds: "expires_ms"))
                     FROM (SELECT *, \(Self.importKey(of: "import_staging")) AS key FROM import_staging) s
                     ON CONFLICT (import_key) DO NOTHING
                     """
@@ -69,8 +69,10 @@ public struct PostgresPostArchive: Sendable {
                 try await connection.query(
                     """
                     INSERT INTO replies (post_id, message, created_at, status)
-                    SELECT p.id, r.message, timestamptz 'epoch' + r.created_ms * interval '1 millisecond', r.status
-                    FROM import_staging s JOIN posts p ON p.import_key = \(unescaped: Self.importKey(of: "s"))
+                    SELECT p.id, r.message, \(unescaped: Self.timestamp(milliseconds: "r.created_ms")), r.status
+                    FROM (SELECT DISTINCT ON (key) * FROM (SELECT *, \(unescaped: Self.importKey(of: "import_staging")) AS key, ctid AS position
+                                                          FROM import_staging) k ORDER BY key, position) s
+                    JOIN posts p ON p.import_key = s.key
                     CROSS JOIN LATERAL jsonb_to_recordset(s.replies) AS r(message text, created_ms bigint, status text)
                     WHERE p.id = ANY(\(inserted)::int8[]) ORDER BY p.id, r.created_ms
                     """, logger: logger)
@@ -120,6 +122,12 @@ public struct PostgresPostArchive: Sendable {
         """
     }
 
+    /// `timestamptz` for milliseconds since the epoch, exact in any year PostgreSQL holds (one
+    /// product of milliseconds and an interval is rounded as a double past the year 2255).
+    static func timestamp(milliseconds column: String) -> String {
+        "(timestamptz 'epoch' + (\(column) / 1000) * interval '1 second' + (\(column) % 1000) * interval '1 millisecond')"
+    }
+
     /// `[{"message", "created_ms", "status"}]` for the staging table's `jsonb` column.
     static func repliesJSON(_ replies: [ImportedReply]) -> String {
         let items = replies.map { reply in
@@ -128,32 +136,14 @@ public struct PostgresPostArchive: Sendable {
         return "[" + items.joined(separator: ",") + "]"
     }
 
-    /// One line of `COPY … FROM STDIN` text format: tab-separated, `\N` for null, with
-    /// backslash, tab, newline and carriage return escaped.
     static func appendCopyRow(_ post: ImportedPost, to buffer: inout ByteBuffer) {
         let draft = post.draft
-        let columns: [String?] = [
-            post.sourceID, String(draft.lat), String(draft.lon), draft.heading.map { String($0) }, draft.message, draft.tag,
-            String(post.createdAt), draft.accuracy.map { String($0) }, draft.floor.map { String($0) }, draft.beacon,
-            post.status.rawValue, post.expiresAt.map { String($0) }, post.replies.isEmpty ? nil : Self.repliesJSON(post.replies),
-        ]
-        for (index, column) in columns.enumerated() {
-            if index > 0 { buffer.writeInteger(UInt8(ascii: "\t")) }
-            guard let column else {
-                buffer.writeStaticString("\\N")
-                continue
-            }
-            for byte in column.utf8 {
-                switch byte {
-                case UInt8(ascii: "\\"): buffer.writeStaticString("\\\\")
-                case UInt8(ascii: "\t"): buffer.writeStaticString("\\t")
-                case UInt8(ascii: "\n"): buffer.writeStaticString("\\n")
-                case UInt8(ascii: "\r"): buffer.writeStaticString("\\r")
-                default: buffer.writeInteger(byte)
-                }
-            }
-        }
-        buffer.writeInteger(UInt8(ascii: "\n"))
+        CopyText.appendRow(
+            [
+                post.sourceID, String(draft.lat), String(draft.lon), draft.heading.map { String($0) }, draft.message, draft.tag,
+                String(post.createdAt), draft.accuracy.map { String($0) }, draft.floor.map { String($0) }, draft.beacon,
+                post.status.rawValue, post.expiresAt.map { String($0) }, post.replies.isEmpty ? nil : Self.repliesJSON(post.replies),
+            ], to: &buffer)
     }
 }
 
