@@ -117,7 +117,7 @@ struct PostFileParser {
     let format: ImportCommand.Format
     private var csv = CSVRecordReader()
     private var lines = LineRecordReader()
-    private var header: [String]?
+    private var layout: ImportedPost.CSVLayout?
     private(set) var rowsRead = 0
     private(set) var rejected = 0
     /// Reports beyond this many are counted, not printed: a wholly wrong file stays readable.
@@ -154,12 +154,12 @@ struct PostFileParser {
     }
 
     private mutating func handle(csvRecord record: CSVRecordReader.Record, accept: (ImportedPost) -> Void) throws {
-        guard let header else {
+        guard let layout else {
             var names = record.fields
             // A byte-order mark before the first column name is not part of it.
             if let first = names.first, first.hasPrefix("\u{FEFF}") { names[0] = String(first.dropFirst()) }
             do {
-                self.header = try ImportedPost.validatedHeader(names)
+                layout = ImportedPost.CSVLayout(header: try ImportedPost.validatedHeader(names))
             } catch {
                 // Without a usable header no row can be read: stop at once.
                 throw fail("line \(record.line): \(error.message)")
@@ -168,7 +168,7 @@ struct PostFileParser {
         }
         rowsRead += 1
         do {
-            accept(try ImportedPost(csvHeader: header, fields: record.fields))
+            accept(try layout.post(from: record.fields))
         } catch {
             reject(line: record.line, error)
         }

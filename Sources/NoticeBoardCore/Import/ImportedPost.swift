@@ -39,18 +39,11 @@ public struct ImportedPost: Sendable, Equatable {
         for (name, value) in raw {
             if let known = Self.columnAliases[name.lowercased()] { canonical[known] = value }
         }
-        try self.init(canonical: canonical)
-    }
-
-    /// Validates one CSV row under a header checked by `validatedHeader(_:)`.
-    public init(csvHeader header: [String], fields: [String]) throws(ValidationError) {
-        guard case .object(let members) = try Self.members(header: header, fields: fields) else { preconditionFailure() }
-        try self.init(canonical: members)
+        try self.init(fields: JSONFields(canonical))
     }
 
     /// Validates members already under their canonical names.
-    private init(canonical: [String: JSONValue]) throws(ValidationError) {
-        let fields = JSONFields(canonical)
+    init(fields: JSONFields) throws(ValidationError) {
         let lat = try fields.requiredNumber("lat", in: -90...90)
         let lon = try fields.requiredNumber("lon", in: -180...180)
         // 360° is north written the other way (some exporters round 359.96 up); the API stores 0.
@@ -64,14 +57,14 @@ public struct ImportedPost: Sendable, Equatable {
             try BeaconReference(parsing: text).description
         }
         draft = PostDraft(lat: lat, lon: lon, heading: heading, message: message, tag: tag, accuracy: accuracy, floor: floor, beacon: beacon)
-        createdAt = try Self.createdAt(canonical["createdAt"])
+        createdAt = try Self.createdAt(fields["createdAt"])
         if let text = try fields.optionalString("expiresAt") {
             guard let instant = Timestamp.parseTruncatedMilliseconds(text) else {
                 throw ValidationError(field: "expiresAt", "must be an RFC 3339 date-time")
             }
             expiresAt = instant
         }
-        switch canonical["replies"] {
+        switch fields["replies"] {
         case nil, .null?: break
         case .array(let items)?:
             for item in items { replies.append(try ImportedReply(json: item)) }
@@ -82,7 +75,7 @@ public struct ImportedPost: Sendable, Equatable {
         case "hidden": status = .hidden
         default: throw ValidationError(field: "status", "must be visible or hidden")
         }
-        switch canonical["id"] {
+        switch fields["id"] {
         case nil, .null?: sourceID = nil
         case .string(let text)?: sourceID = text
         case .number(let number)? where number.isFinite && number == number.rounded() && abs(number) < 1e18:
@@ -94,24 +87,56 @@ public struct ImportedPost: Sendable, Equatable {
     /// A CSV row as JSON members: numeric columns parsed (a bad number is an error naming the
     /// column), empty cells absent, columns the importer does not know ignored.
     public static func members(header: [String], fields: [String]) throws(ValidationError) -> JSONValue {
-        guard fields.count == header.count else {
-            throw ValidationError(field: nil, "has \(fields.count) columns where the header has \(header.count)")
+        let pairs = try CSVLayout(header: header).members(of: fields)
+        return .object(Dictionary(pairs.map { ($0.name, $0.value) }, uniquingKeysWith: { $1 }))
+    }
+
+    /// Which cell of a CSV row holds which member, worked out once from the header: each row
+    /// then costs no name lookups.
+    public struct CSVLayout: Sendable {
+        struct Column: Sendable {
+            var index: Int
+            var name: String
+            var isNumeric: Bool
+            var isMessage: Bool
         }
-        var members: [String: JSONValue] = [:]
-        members.reserveCapacity(header.count)
-        for (name, cell) in zip(header, fields) {
-            // A checked header already holds canonical names: most lookups need no lower-casing.
-            guard let canonical = columnAliases[name] ?? columnAliases[name.lowercased()] else { continue }
-            let text = canonical == "message" ? cell : cell.trimmingWhitespace
-            if text.isEmpty, canonical != "message" { continue }
-            if numericColumns.contains(canonical) {
-                guard let number = Double(text), number.isFinite else { throw ValidationError(field: canonical, "must be a number") }
-                members[canonical] = .number(number)
-            } else {
-                members[canonical] = .string(text)
+
+        let width: Int
+        let columns: [Column]
+
+        /// `header` may use any alias, in any case.
+        public init(header: [String]) {
+            width = header.count
+            columns = header.enumerated().compactMap { index, name in
+                guard let canonical = ImportedPost.columnAliases[name] ?? ImportedPost.columnAliases[name.lowercased()] else { return nil }
+                return Column(index: index, name: canonical, isNumeric: ImportedPost.numericColumns.contains(canonical), isMessage: canonical == "message")
             }
         }
-        return .object(members)
+
+        func members(of fields: [String]) throws(ValidationError) -> [(name: String, value: JSONValue)] {
+            guard fields.count == width else {
+                throw ValidationError(field: nil, "has \(fields.count) columns where the header has \(width)")
+            }
+            var members: [(name: String, value: JSONValue)] = []
+            members.reserveCapacity(columns.count)
+            for column in columns {
+                let cell = fields[column.index]
+                let text = column.isMessage ? cell : cell.trimmingWhitespace
+                if text.isEmpty, !column.isMessage { continue }
+                if column.isNumeric {
+                    guard let number = Double(text), number.isFinite else { throw ValidationError(field: column.name, "must be a number") }
+                    members.append((column.name, .number(number)))
+                } else {
+                    members.append((column.name, .string(text)))
+                }
+            }
+            return members
+        }
+
+        /// Validates one row.
+        public func post(from fields: [String]) throws(ValidationError) -> ImportedPost {
+            try ImportedPost(fields: JSONFields(pairs: try members(of: fields)))
+        }
     }
 
     /// Checks that a CSV header names the columns a post needs; returns it with each known

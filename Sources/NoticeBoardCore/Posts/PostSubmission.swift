@@ -56,13 +56,29 @@ public struct PostSubmission: Sendable, Equatable {
 
 /// Typed access to a JSON object's members, each failure naming its field.
 struct JSONFields {
-    let members: [String: JSONValue]
+    private enum Storage {
+        case object([String: JSONValue])
+        case pairs([(name: String, value: JSONValue)])
+    }
 
-    init(_ members: [String: JSONValue]) { self.members = members }
+    private let storage: Storage
+
+    init(_ members: [String: JSONValue]) { storage = .object(members) }
+
+    /// A few members in a list, searched in order (the last of a name wins, as in an object):
+    /// cheaper than hashing for the handful of columns of each CSV row.
+    init(pairs: [(name: String, value: JSONValue)]) { storage = .pairs(pairs) }
+
+    subscript(name: String) -> JSONValue? {
+        switch storage {
+        case .object(let members): members[name]
+        case .pairs(let pairs): pairs.last { $0.name == name }?.value
+        }
+    }
 
     /// Present and not `null`.
     func isPresent(_ name: String) -> Bool {
-        if let value = members[name], value != .null { return true }
+        if let value = self[name], value != .null { return true }
         return false
     }
 
@@ -101,7 +117,7 @@ struct JSONFields {
     }
 
     func optionalString(_ name: String) throws(ValidationError) -> String? {
-        switch members[name] {
+        switch self[name] {
         case nil, .null?: return nil
         case .string(let text)?: return text
         default: throw ValidationError(field: name, "must be a string")
@@ -109,7 +125,7 @@ struct JSONFields {
     }
 
     private func optionalFiniteNumber(_ name: String) throws(ValidationError) -> Double? {
-        switch members[name] {
+        switch self[name] {
         case nil, .null?: return nil
         case .number(let number)?:
             guard number.isFinite else { throw ValidationError(field: name, "must be a finite number") }

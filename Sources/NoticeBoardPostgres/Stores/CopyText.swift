@@ -37,9 +37,34 @@ enum PostgresTimestampText {
     static func utc(milliseconds: Int64) -> String {
         let (year, month, day, hour, minute, second, millis) = Timestamp.components(milliseconds: milliseconds)
         // Year 0 of the proleptic calendar is 1 BC.
-        let era = year <= 0 ? " BC" : ""
         let shownYear = year <= 0 ? 1 - year : year
-        return "\(pad(shownYear, 4))-\(pad(month, 2))-\(pad(day, 2)) \(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))+00\(era)"
+        guard shownYear <= 9999 else {
+            return "\(shownYear)-\(pad(month, 2))-\(pad(day, 2)) \(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))+00\(year <= 0 ? " BC" : "")"
+        }
+        // Written digit by digit: this runs for every imported row.
+        return String(unsafeUninitializedCapacity: 29) { text in
+            var at = 0
+            func put(_ value: Int, _ width: Int) {
+                var divisor = 1
+                for _ in 1..<width { divisor *= 10 }
+                while divisor > 0 {
+                    text[at] = UInt8(ascii: "0") + UInt8(value / divisor % 10)
+                    at += 1
+                    divisor /= 10
+                }
+            }
+            func put(_ byte: UInt8) {
+                text[at] = byte
+                at += 1
+            }
+            put(shownYear, 4); put(UInt8(ascii: "-")); put(month, 2); put(UInt8(ascii: "-")); put(day, 2); put(UInt8(ascii: " "))
+            put(hour, 2); put(UInt8(ascii: ":")); put(minute, 2); put(UInt8(ascii: ":")); put(second, 2); put(UInt8(ascii: "."))
+            put(millis, 3); put(UInt8(ascii: "+")); put(UInt8(ascii: "0")); put(UInt8(ascii: "0"))
+            if year <= 0 {
+                put(UInt8(ascii: " ")); put(UInt8(ascii: "B")); put(UInt8(ascii: "C"))
+            }
+            return at
+        }
     }
 
     private static func pad(_ value: Int, _ width: Int) -> String {

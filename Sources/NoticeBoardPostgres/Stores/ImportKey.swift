@@ -41,7 +41,13 @@ struct ImportKey {
             post.sourceID ?? "", numbers.lat, numbers.lon, numbers.heading ?? "", draft.message, draft.tag, String(post.createdAt),
             numbers.accuracy ?? "", numbers.floor ?? "", draft.beacon ?? "",
         ]
-        let hash = SHA256.hash(data: Array(parts.joined(separator: "\u{1F}").utf8))
+        var hasher = SHA256()
+        for (index, part) in parts.enumerated() {
+            if index > 0 { hasher.update(data: Self.separator) }
+            var part = part
+            part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+        let hash = hasher.finalize()
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
         bytes.append(contentsOf: hash)
@@ -61,6 +67,8 @@ struct ImportKey {
             return 64
         }
     }
+
+    private static let separator: [UInt8] = [0x1F]
 
     /// `float8::text` (shortest exact digits, PostgreSQL 12 and later) for the magnitudes a
     /// post holds (below 1e15): Swift writes the same digits but keeps `.0` on whole numbers.
