@@ -11,8 +11,9 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
     // Every response, errors too, carries the request id and the security headers; preflights
     // are answered before routing.
     router.middlewares.add(
-        RequestPolicyMiddleware(cors: CORSPolicy(allowedOrigins: Set(settings.corsOrigins)), errors: ErrorTranslator(routes: table)))
-    router.middlewares.add(PageFilesMiddleware(settings: settings, routes: table, logger: logger))
+        RequestPolicyMiddleware(
+            cors: CORSPolicy(allowedOrigins: Set(settings.corsOrigins)), errors: ErrorTranslator(routes: table),
+            files: PageFilesMiddleware(settings: settings, routes: table, logger: logger)))
 
     let routes = Routes(methods: router, table: table, prefix: "")
     let identity = ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)

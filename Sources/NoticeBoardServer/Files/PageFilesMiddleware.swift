@@ -3,8 +3,8 @@ import Logging
 
 /// The web page, Leaflet and Chart.js, read into memory at start and served where no route
 /// answers (so `/` and its assets), with Last-Modified/ETag revalidation and gzipped twins.
-/// One middleware in the chain: requests for the API and the probes pass straight through, and
-/// only other paths go through the five file middlewares inside it.
+/// Called by `RequestPolicyMiddleware`, not a layer of its own: requests for the API and the
+/// probes pass straight through, and only other paths go through the five file middlewares inside it.
 struct PageFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     let routes: RouteTable
     let page: FileMiddleware<Context, InMemoryFiles>

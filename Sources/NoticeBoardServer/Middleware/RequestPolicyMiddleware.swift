@@ -1,3 +1,4 @@
+import HTTPTypes
 import Hummingbird
 import NoticeBoardCore
 
@@ -5,11 +6,13 @@ import NoticeBoardCore
 /// (`RequestIdentity`), CORS (`CORSPolicy`), the URL's length (`RequestLimits`), safe paths
 /// (`PathSafety`), errors as the contract's JSON (`ErrorTranslator`), metrics
 /// (`RequestMetrics`), `HEAD` without a body (`HeadResponse`) and the security headers
-/// (`SecurityHeaders`). One middleware, not eight: each layer of Hummingbird's middleware chain
-/// is an async call of its own, and eight of them cost as much as the rest of a small request.
+/// (`SecurityHeaders`), and the page's files where no route answers (`PageFilesMiddleware`).
+/// One middleware, not nine: each layer of Hummingbird's middleware chain is an async call of
+/// its own, and nine of them cost as much as the rest of a small request.
 struct RequestPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
     let cors: CORSPolicy
     let errors: ErrorTranslator
+    let files: PageFilesMiddleware<Context>
     let metrics = RequestMetrics()
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -27,7 +30,7 @@ struct RequestPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
             do {
                 try RequestLimits.check(request)
                 try PathSafety.check(request)
-                response = try await next(request, context)
+                response = try await files.handle(request, context: context, next: next)
                 try PathSafety.checkRedirect(response, for: request)
             } catch {
                 failed = true
@@ -38,7 +41,8 @@ struct RequestPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         if request.method == .head { HeadResponse.strip(&response) }
         SecurityHeaders.add(to: &response, path: request.uri.path)
-        response.headers[RequestIdentity.headerName] = id
+        // Appended: no handler sets it, and replacing a field searches the whole list.
+        response.headers.append(HTTPField(name: RequestIdentity.headerName, value: id))
         RequestIdentity.logFinished(request, response, since: started, logger: context.logger)
         return response
     }
