@@ -86,10 +86,11 @@ struct ImportCommand: AsyncParsableCommand {
                 }
             }
             progress.finish(rows: parser.rowsRead)
-            return ImportSummary(read: parser.rowsRead, imported: imported, rejected: parser.rejected)
+            return ImportSummary(read: parser.rowsRead, imported: imported, rejected: parser.rejected, intoEmptyBoard: loadedWhole)
         }
+        let how = summary.intoEmptyBoard ? " (into the empty board, in one transaction)" : ""
         print(
-            "Imported \(summary.imported) posts; \(summary.read - summary.imported - summary.rejected) were there already; "
+            "Imported \(summary.imported) posts\(how); \(summary.read - summary.imported - summary.rejected) were there already; "
                 + "\(summary.rejected) rows rejected. A running server shows new posts within a second.")
         if summary.rejected > 0 { throw ExitCode(2) }
     }
@@ -110,6 +111,7 @@ struct ImportSummary: Sendable {
     var read: Int
     var imported: Int
     var rejected: Int
+    var intoEmptyBoard: Bool
 }
 
 /// Turns a file's bytes into validated posts, reporting bad rows on standard error by line.

@@ -239,3 +239,49 @@ def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_seco
         assert wait_until(lambda: first.get(f"/api/v1/posts/{post_id}").status_code == 404, 1.0) is not None
     finally:
         stream_on_second.close()
+
+
+def test_an_import_into_the_empty_board_reaches_both_running_instances(server_factory, data_dir, tmp_path):
+    """The bulk path (one transaction over an empty board, indexes built at its end) while two
+    instances serve it: both show every imported post, a post sent meanwhile is either refused
+    with 503 or kept, and the board takes posts afterwards."""
+    import threading
+
+    first = server_factory("--post-rate-per-minute", "0")
+    second = server_factory("--post-rate-per-minute", "0")
+    path = os.path.join(tmp_path, "board.csv")
+    with open(path, "w") as handle:
+        handle.write("id,lat,lon,message,tag,createdAt\n")
+        for index in range(20000):
+            handle.write(f"{index},48.{index % 1000:03d},2.{index // 1000:03d},bulk {index},lifestyle,2020-01-01T00:00:00Z\n")
+    outcomes = []
+
+    def post_meanwhile():
+        for index in range(20):
+            response = first.post({"lat": 48.5, "lon": 2.5, "message": f"meanwhile {index}", "tag": "food"})
+            outcomes.append((response.status_code, response.json().get("id")))
+            time.sleep(0.05)
+
+    poster = threading.Thread(target=post_meanwhile)
+    try:
+        importer = subprocess.Popen([BINARY, "import", path, "--data-dir", data_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        # The import holds the posts table from its first moments, before it reads the file.
+        time.sleep(0.5)
+        poster.start()
+        stdout, stderr = importer.communicate(timeout=300)
+        poster.join(timeout=60)
+        assert importer.returncode == 0, stderr
+        assert "Imported 20000 posts" in stdout and "in one transaction" in stdout, stdout
+        kept = [post_id for status, post_id in outcomes if status == 201]
+        assert all(status in (201, 503) for status, _ in outcomes), outcomes
+        for server in (first, second):
+            count = lambda: {tag["tag"]: tag["count"] for tag in server.get("/api/v1/tags", params={"bbox": "1,47,4,50"}).json()["tags"]}
+            assert wait_until(lambda: count().get("lifestyle") == 20000 and count().get("food", 0) == len(kept), 20) is not None, count()
+        after = second.post({"lat": 48.5, "lon": 2.5, "message": "after the import", "tag": "food"})
+        assert after.status_code == 201
+        assert wait_until(lambda: first.get(f"/api/v1/posts/{after.json()['id']}").status_code == 200, 2) is not None
+        again = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=300)
+        assert "Imported 0 posts; 20000 were there already" in again.stdout, again.stdout
+    finally:
+        second.stop()
+        first.stop()
