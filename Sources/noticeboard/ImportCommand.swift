@@ -74,6 +74,8 @@ struct ImportCommand: AsyncParsableCommand {
             // Into an empty board, all in one transaction with the indexes built at the end.
             let loadedWhole = try await archive.loadIntoEmptyBoard { loader in
                 imported = try await pump { try await loader.add($0) }
+                progress.finish(rows: parser.rowsRead)
+                progress.note("building the board's indexes, then committing")
             }
             if loadedWhole {
                 if imported > 0 { try? await changes.announce() }
@@ -85,7 +87,7 @@ struct ImportCommand: AsyncParsableCommand {
                     return added
                 }
             }
-            progress.finish(rows: parser.rowsRead)
+            if !loadedWhole { progress.finish(rows: parser.rowsRead) }
             return ImportSummary(read: parser.rowsRead, imported: imported, rejected: parser.rejected, intoEmptyBoard: loadedWhole)
         }
         let how = summary.intoEmptyBoard ? " (into the empty board, in one transaction)" : ""

@@ -23,6 +23,11 @@ final class ImportProgress {
         write(rows: rows, final: true)
     }
 
+    /// A step after the rows are read that takes a while of its own.
+    func note(_ text: String) {
+        FileHandle.standardError.write(Data("import: \(text)\n".utf8))
+    }
+
     private func write(rows: Int, final: Bool) {
         let elapsed = max(Date().timeIntervalSince(started), 0.001)
         let fraction = totalBytes > 0 ? min(Double(bytesRead) / Double(totalBytes), 1) : 0
