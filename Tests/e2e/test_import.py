@@ -103,3 +103,14 @@ def test_export_round_trips_through_import(data_dir, tmp_path):
 
     visible_only = run("export", "--visible-only", data_dir=data_dir).stdout.splitlines()
     assert len(visible_only) == 3
+
+
+def test_a_file_without_a_usable_header_is_refused_plainly(data_dir, tmp_path):
+    """Into an empty board the import runs in one transaction; its own errors still read as its own."""
+    path = write(tmp_path, "bad.csv", "lat,lon,message,createdAt\n1,2,hello,2020-01-01\n")
+    result = run("import", path, data_dir=data_dir)
+    assert result.returncode != 0
+    assert "line 1: the header has no tag column" in result.stderr
+    assert "unavailable" not in result.stderr, result.stderr
+    again = run("import", write(tmp_path, "good.csv", "lat,lon,message,tag,createdAt\n1,2,hello,food,2020-01-01T00:00:00Z\n"), data_dir=data_dir)
+    assert "Imported 1 posts (into the empty board" in again.stdout, again.stdout

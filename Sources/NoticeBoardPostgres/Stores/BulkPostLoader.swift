@@ -122,6 +122,9 @@ extension PostgresPostArchive {
                 return false
             } catch let error as PostgresTransactionError where (error.closureError as? PSQLError)?.serverInfo?[.sqlState] == "55P03" {
                 return false
+            } catch let error as PostgresTransactionError where error.closureError != nil && !(error.closureError is PSQLError) {
+                // The caller's own failure (a file it cannot read, say) comes back as it was thrown.
+                throw error.closureError!
             }
         }
     }
