@@ -38,11 +38,9 @@ enum PostgresTimestampText {
         let (year, month, day, hour, minute, second, millis) = Timestamp.components(milliseconds: milliseconds)
         // Year 0 of the proleptic calendar is 1 BC.
         let shownYear = year <= 0 ? 1 - year : year
-        guard shownYear <= 9999 else {
-            return "\(shownYear)-\(pad(month, 2))-\(pad(day, 2)) \(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(millis, 3))+00\(year <= 0 ? " BC" : "")"
-        }
+        let yearWidth = max(4, String(shownYear).utf8.count)
         // Written digit by digit: this runs for every imported row.
-        return String(unsafeUninitializedCapacity: 29) { text in
+        return String(unsafeUninitializedCapacity: yearWidth + 28) { text in
             var at = 0
             func put(_ value: Int, _ width: Int) {
                 var divisor = 1
@@ -53,22 +51,17 @@ enum PostgresTimestampText {
                     divisor /= 10
                 }
             }
-            func put(_ byte: UInt8) {
-                text[at] = byte
-                at += 1
+            func put(_ characters: StaticString) {
+                for index in 0..<characters.utf8CodeUnitCount {
+                    text[at] = characters.utf8Start[index]
+                    at += 1
+                }
             }
-            put(shownYear, 4); put(UInt8(ascii: "-")); put(month, 2); put(UInt8(ascii: "-")); put(day, 2); put(UInt8(ascii: " "))
-            put(hour, 2); put(UInt8(ascii: ":")); put(minute, 2); put(UInt8(ascii: ":")); put(second, 2); put(UInt8(ascii: "."))
-            put(millis, 3); put(UInt8(ascii: "+")); put(UInt8(ascii: "0")); put(UInt8(ascii: "0"))
-            if year <= 0 {
-                put(UInt8(ascii: " ")); put(UInt8(ascii: "B")); put(UInt8(ascii: "C"))
-            }
+            put(shownYear, yearWidth); put("-"); put(month, 2); put("-"); put(day, 2); put(" ")
+            put(hour, 2); put(":"); put(minute, 2); put(":"); put(second, 2); put(".")
+            put(millis, 3); put("+00")
+            if year <= 0 { put(" BC") }
             return at
         }
-    }
-
-    private static func pad(_ value: Int, _ width: Int) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
     }
 }
