@@ -153,5 +153,5 @@ if Context.environment["NOTICEBOARD_BENCHMARKS"] == "1" {
     package.targets.append(.executableTarget(name: "IndexBenchmark", dependencies: ["GeoIndex", "NoticeBoardCore"]))
     // The request-cost floor beside which the server's own cost per request is measured.
     package.products.append(.executable(name: "bare-hummingbird", targets: ["BareHummingbird"]))
-    package.targets.append(.executableTarget(name: "BareHummingbird", dependencies: [hummingbird]))
+    package.targets.append(.executableTarget(name: "BareHummingbird", dependencies: [hummingbird, postgresNIO, logging, serviceLifecycle]))
 }

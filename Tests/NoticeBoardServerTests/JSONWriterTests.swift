@@ -64,5 +64,50 @@ import Testing
         #expect(String(decoding: json.bytes, as: UTF8.self) == "\(UInt64.max)-7")
     }
 
+    /// Doubles written digit by digit read exactly as Swift's `description` writes them, on the
+    /// values the board writes (1e-7° coordinates and headings, distances) and on random bits.
+    @Test func doublesAsSwiftWritesThem() {
+        let seed = SeededGenerator.runSeed()
+        print("JSONWriterTests doubles seed \(seed)")
+        var random = SeededGenerator(seed: seed)
+        var values: [Double] = [
+            0, -0.0, 1, -1, 0.1, 0.2, 0.3, 1.0 / 3, 0.001, -0.001, 0.000_999_999_9, 0.000_1, 0.000_099_999_9, 0.000_05, 0.000_01, 0.000_001, 0.000_000_1, 99_999_999.999_999_9,
+            100_000_000, 1e15, 9_007_199_254_740_992, 5e-324, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+            180, -180, 90, -90, 359.999_999_9, 1e-7, 12.5, 40.768213, 2.349_999_999_999_999_6,
+        ]
+        for _ in 0..<20_000 {
+            let units = Int64.random(in: -1_800_000_000...1_800_000_000, using: &random)
+            values.append(FixedDegrees.degrees(units: units))
+            values.append(FixedDegrees.quantized(Double.random(in: -1e8...1e8, using: &random)))
+            values.append(Double(Int64.random(in: -99_999_999...99_999_999, using: &random)) / [1, 10, 100, 1000][Int(units & 3)])
+            values.append(Double.random(in: 0...50_000, using: &random))
+            values.append(Double(bitPattern: UInt64.random(in: 0...UInt64.max, using: &random)))
+        }
+        var mismatches: [String] = []
+        for value in values where value.isFinite {
+            var json = JSONWriter(capacity: 8)
+            json.number(value)
+            let written = String(decoding: json.bytes, as: UTF8.self)
+            if written != value.description { mismatches.append("\(value.description) written as \(written)") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        var json = JSONWriter()
+        json.number(Double.nan)
+        json.number(-Double.infinity)
+        #expect(String(decoding: json.bytes, as: UTF8.self) == "nullnull")
+    }
+
+    /// A page far past the writer's first capacity comes out whole.
+    @Test func growsPastItsCapacity() throws {
+        let posts = (0..<400).map { index in
+            PostJSON(post: Post(id: Int64(index), lat: 1, lon: 2, heading: nil, message: String(repeating: "é\"", count: index), tag: "t", createdAt: 0,
+                accuracy: nil, floor: nil, beacon: nil))
+        }
+        let data = JSONResponse.encodeData(PageJSON<PostJSON>.posts(posts, nextCursor: nil))
+        let page = try #require(try Self.parsed(data) as? [String: Any])
+        let messages = try #require(page["posts"] as? [[String: Any]]).compactMap { $0["message"] as? String }
+        #expect(messages == posts.map { $0.post.message })
+    }
+
     func index(of posts: [PostJSON]) -> String? { posts.isEmpty ? nil : "cursor\"with/quote" }
 }

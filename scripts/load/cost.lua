@@ -1,5 +1,6 @@
 -- wrk script for the request-cost phase: one kind of request over the anchor benchmark's query
--- points. Usage: wrk -s cost.lua URL -- queries.csv KIND   (KIND: healthz, nearby, browse)
+-- points. Usage: wrk -s cost.lua URL -- queries.csv KIND   (KIND: healthz, nearby, browse; fixed:
+-- the bare application's fixed answer)
 -- nearby asks within 5 km with limit 50, so answers carry up to 50 full posts.
 local points = {}
 local counter = 0
@@ -21,6 +22,7 @@ end
 
 function request()
   if kind == "healthz" then return wrk.format("GET", "/healthz") end
+  if kind == "fixed" then return wrk.format("GET", "/fixed") end
   counter = counter + 1
   local p = points[(counter % #points) + 1]
   if kind == "browse" then

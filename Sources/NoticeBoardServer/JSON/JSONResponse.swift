@@ -7,7 +7,7 @@ enum JSONResponse {
         var fields = headers
         fields[.contentType] = "application/json; charset=utf-8"
         // The hot path (posts, pages, clusters) goes from the writer's bytes to the buffer in one copy.
-        let buffer = (value as? any JSONWritable).map { ByteBuffer(bytes: written($0)) } ?? ByteBuffer(bytes: encodeData(value))
+        let buffer = (value as? any JSONWritable).map(writtenBuffer) ?? ByteBuffer(bytes: encodeData(value))
         return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))
     }
 
@@ -23,10 +23,16 @@ enum JSONResponse {
     }
 
     private static func written(_ value: any JSONWritable) -> [UInt8] {
-        // Room for a full page up front spares the buffer's regrowths.
-        var json = JSONWriter(capacity: 16_384)
+        var json = JSONWriter()
         value.writeObject(to: &json)
         return json.bytes
+    }
+
+    private static func writtenBuffer(_ value: any JSONWritable) -> ByteBuffer {
+        // Room for a full page up front spares the writer's regrowths.
+        var json = JSONWriter(capacity: 16_384)
+        value.writeObject(to: &json)
+        return ByteBuffer(bytes: json.written)
     }
 
     static func encodeData(_ value: some Encodable) -> Data {

@@ -3,18 +3,57 @@ import NoticeBoardCore
 /// Writes JSON straight into bytes for the responses that carry many posts or clusters (nearby,
 /// browse, clusters, streams): Foundation's JSONEncoder builds and sorts dictionaries, which
 /// dominated such a request's CPU; this writes each member once, in a fixed order.
-struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+struct JSONWriter: ~Copyable {
+    // Bytes go through a pointer of our own: an array checked its uniqueness and capacity on
+    // every append, which was most of the writer's cost on a page of 50 posts.
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
 
-    init(capacity: Int = 1024) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int = 1024) {
+        self.capacity = max(capacity, 64)
+        start = .allocate(capacity: self.capacity)
+    }
+
+    deinit { start.deallocate() }
+
+    var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+    var bytes: [UInt8] { Array(written) }
+
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > capacity { grow(toHold: count + extra) }
+    }
+
+    private mutating func grow(toHold needed: Int) {
+        let larger = max(capacity * 2, needed)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: larger)
+        moved.initialize(from: start, count: count)
+        start.deallocate()
+        (start, capacity) = (moved, larger)
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        start[count] = byte
+        count += 1
+    }
+
+    private mutating func append(_ run: UnsafeBufferPointer<UInt8>) {
+        guard let source = run.baseAddress, run.count > 0 else { return }
+        reserve(run.count)
+        (start + count).initialize(from: source, count: run.count)
+        count += run.count
+    }
 
     mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        text.withUTF8Buffer { append($0) }
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped; other text as UTF-8.
     mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             // Most text needs no escape: copy it in runs, stopping only at the bytes that do.
@@ -22,13 +61,13 @@ struct JSONWriter {
             for index in utf8.indices {
                 let byte = utf8[index]
                 guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
                 escape(byte)
                 runStart = index + 1
             }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     private mutating func escape(_ byte: UInt8) {
@@ -40,35 +79,71 @@ struct JSONWriter {
         case UInt8(ascii: "\t"): raw("\\t")
         default:
             raw("\\u00")
-            bytes.append(Self.hexDigit(byte >> 4))
-            bytes.append(Self.hexDigit(byte & 0xF))
+            append(Self.hexDigit(byte >> 4))
+            append(Self.hexDigit(byte & 0xF))
         }
     }
 
-    /// The shortest text that reads back as the same double (Swift's own algorithm).
+    /// The shortest text that reads back as the same double, exactly as Swift's `description`
+    /// writes it. Coordinates and headings are stored in whole 1e-7°, so they are written digit
+    /// by digit; any other value goes through `description`, which allocates.
     mutating func number(_ value: Double) {
         guard value.isFinite else { return raw("null") }  // never stored; JSON has no NaN
-        bytes.append(contentsOf: value.description.utf8)
+        guard let units = Self.tenMillionths(value) else {
+            var text = value.description
+            return text.withUTF8 { append($0) }
+        }
+        if value.sign == .minus { append(UInt8(ascii: "-")) }
+        digits(of: units / 10_000_000)
+        append(UInt8(ascii: "."))
+        var fraction = units % 10_000_000
+        var width = 7
+        while width > 1 && fraction % 10 == 0 {
+            fraction /= 10
+            width -= 1
+        }
+        digits(Int(fraction), width)
+    }
+
+    /// The value's magnitude in whole ten-millionths when the decimal with seven places reads
+    /// back as exactly this double and `description` would write it without an exponent: then
+    /// that decimal, its trailing zeros dropped, is the shortest text for it (two such decimals
+    /// are at least 1e-7 apart, far more than a double's spacing below 10^8).
+    static func tenMillionths(_ value: Double) -> UInt64? {
+        let magnitude = value.magnitude
+        guard magnitude == 0 || (magnitude >= 0.001 && magnitude < 100_000_000) else { return nil }
+        let scaled = (magnitude * 10_000_000).rounded()
+        guard scaled / 10_000_000 == magnitude else { return nil }
+        return UInt64(scaled)
     }
 
     mutating func number(_ value: some BinaryInteger) {
         if let small = Int64(exactly: value) { return number(small) }
-        bytes.append(contentsOf: String(value).utf8)
+        var text = String(value)
+        text.withUTF8 { append($0) }
     }
 
     /// Digit by digit: `String(value)` allocates for every id and count on a page.
     mutating func number(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var rest = value.magnitude
+        if value < 0 { append(UInt8(ascii: "-")) }
+        digits(of: value.magnitude)
+    }
+
+    private mutating func digits(of value: UInt64) {
+        var rest = value
         var reversed: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, last first
-        var count = 0
+        var digitCount = 0
+        reserve(20)
         withUnsafeMutableBytes(of: &reversed) { digits in
             repeat {
-                digits[count] = UInt8(ascii: "0") + UInt8(rest % 10)
+                digits[digitCount] = UInt8(ascii: "0") + UInt8(rest % 10)
                 rest /= 10
-                count += 1
+                digitCount += 1
             } while rest > 0
-            for position in stride(from: count - 1, through: 0, by: -1) { bytes.append(digits[position]) }
+            for position in stride(from: digitCount - 1, through: 0, by: -1) {
+                start[count] = digits[position]
+                count += 1
+            }
         }
     }
 
@@ -76,7 +151,7 @@ struct JSONWriter {
     mutating func timestamp(milliseconds: Int64) {
         let (year, month, day, hour, minute, second, millisecond) = Timestamp.components(milliseconds: milliseconds)
         guard (0...9999).contains(year) else { return string(Timestamp.format(milliseconds: milliseconds)) }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         digits(year, 4)
         digits(month, 2, after: "-")
         digits(day, 2, after: "-")
@@ -89,19 +164,18 @@ struct JSONWriter {
 
     /// A separator, then the value zero-padded to `width` digits.
     private mutating func digits(_ value: Int, _ width: Int, after separator: Unicode.Scalar) {
-        bytes.append(UInt8(ascii: separator))
+        append(UInt8(ascii: separator))
         digits(value, width)
     }
 
     private mutating func digits(_ value: Int, _ width: Int) {
-        var divisor = 1
-        for _ in 1..<width { divisor *= 10 }
+        reserve(width)
         var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
+        for position in stride(from: width - 1, through: 0, by: -1) {
+            start[count + position] = UInt8(ascii: "0") + UInt8(rest % 10)
+            rest /= 10
         }
+        count += width
     }
 
     mutating func optional<Value>(_ value: Value?, _ write: (inout JSONWriter, Value) -> Void) {
@@ -110,8 +184,8 @@ struct JSONWriter {
 
     /// `"name":` — names are our own ASCII identifiers.
     mutating func key(_ name: StaticString, first: Bool = false) {
-        if !first { bytes.append(UInt8(ascii: ",")) }
-        bytes.append(UInt8(ascii: "\""))
+        if !first { append(UInt8(ascii: ",")) }
+        append(UInt8(ascii: "\""))
         raw(name)
         raw("\":")
     }
@@ -179,9 +253,9 @@ extension PageJSON: JSONWritable where Item: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.string(itemsKey)
         json.raw(":[")
-        for (index, item) in items.enumerated() {
+        for index in items.indices {
             if index > 0 { json.raw(",") }
-            item.writeObject(to: &json)
+            items[index].writeObject(to: &json)
         }
         json.raw("]")
         json.key("nextCursor")
@@ -197,7 +271,8 @@ extension ClustersJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
         json.key("clusters", first: true)
         json.raw("[")
-        for (index, cluster) in clusters.enumerated() {
+        for index in clusters.indices {
+            let cluster = clusters[index]
             if index > 0 { json.raw(",") }
             json.raw("{")
             json.key("lat", first: true)
