@@ -48,7 +48,9 @@ struct JSONWriter: ~Copyable {
     }
 
     mutating func raw(_ text: StaticString) {
-        text.withUTF8Buffer { append($0) }
+        // A one-scalar literal may be held as a scalar rather than as bytes.
+        guard text.hasPointerRepresentation else { return text.withUTF8Buffer { append($0) } }
+        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// A JSON string: quotes, backslashes and control characters escaped; other text as UTF-8.
@@ -184,10 +186,23 @@ struct JSONWriter: ~Copyable {
 
     /// `"name":` — names are our own ASCII identifiers.
     mutating func key(_ name: StaticString, first: Bool = false) {
-        if !first { append(UInt8(ascii: ",")) }
-        append(UInt8(ascii: "\""))
-        raw(name)
-        raw("\":")
+        guard name.hasPointerRepresentation else {
+            if !first { append(UInt8(ascii: ",")) }
+            append(UInt8(ascii: "\""))
+            raw(name)
+            return raw("\":")
+        }
+        reserve(name.utf8CodeUnitCount + 4)
+        if !first {
+            start[count] = UInt8(ascii: ",")
+            count += 1
+        }
+        start[count] = UInt8(ascii: "\"")
+        (start + count + 1).initialize(from: name.utf8Start, count: name.utf8CodeUnitCount)
+        count += name.utf8CodeUnitCount + 1
+        start[count] = UInt8(ascii: "\"")
+        start[count + 1] = UInt8(ascii: ":")
+        count += 2
     }
 
     private static func hexDigit(_ nibble: UInt8) -> UInt8 {
