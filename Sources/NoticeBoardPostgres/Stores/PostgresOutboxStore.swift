@@ -3,7 +3,7 @@ import Logging
 import NoticeBoardCore
 import PostgresNIO
 
-/// Webhooks, push subscriptions and the deliveries outbox on PostgreSQL (migration 0011).
+/// Webhooks, push subscriptions and the deliveries outbox on PostgreSQL (migrations 0011, 0012).
 public struct PostgresOutboxStore: OutboxStore {
     let client: DatabasePool
     let logger: Logger
@@ -151,6 +151,7 @@ public struct PostgresOutboxStore: OutboxStore {
                     watermark = value
                 }
                 guard let watermark else { return nil }
+                let expiryRemovals = try await queueExpiryRemovals(on: connection)
                 // With nothing to deliver to, the changes are passed over in one statement (a
                 // million imported posts would otherwise be read a thousand at a time). A target
                 // made later never receives posts made before it, so nothing is lost.
@@ -168,12 +169,12 @@ public struct PostgresOutboxStore: OutboxStore {
                     ).decode(Int64.self) {
                         latest = value
                     }
-                    return DispatchResult(changesRead: 0, queued: 0, watermark: latest)
+                    return DispatchResult(changesRead: 0, queued: expiryRemovals, watermark: latest)
                 }
                 let changes = try await connection.executeAll(ChangesAfter(sequence: watermark, limit: limit), logger: logger)
-                guard !changes.isEmpty else { return DispatchResult(changesRead: 0, queued: 0, watermark: watermark) }
+                guard !changes.isEmpty else { return DispatchResult(changesRead: 0, queued: expiryRemovals, watermark: watermark) }
                 let planned = try await plan(watermark, changes, try await webhooks(), try await subscriptions())
-                var queued = 0
+                var queued = expiryRemovals
                 if !planned.deliveries.isEmpty {
                     // 0 stands for none: arrays of optionals do not bind.
                     let webhookIds = planned.deliveries.map { delivery -> Int64 in if case .webhook(let id) = delivery.target { id } else { 0 } }
@@ -200,6 +201,32 @@ public struct PostgresOutboxStore: OutboxStore {
             }
         }
     }
+
+    /// Expiry changes no row, so no change reports it: the posts whose time ran out since the
+    /// last turn (at most `expiryBatch` a turn, in expiry order) are removals too.
+    private func queueExpiryRemovals(on connection: PostgresConnection) async throws -> Int {
+        var expired: [Int64] = []
+        for try await id in try await connection.query(
+            """
+            WITH looked AS (SELECT expired_through, expired_through_id FROM dispatch_cursor WHERE id = 1),
+            due AS (
+                SELECT p.id, p.expires_at FROM posts p, looked
+                WHERE p.expires_at IS NOT NULL AND p.expires_at <= now()
+                  AND (p.expires_at, p.id) > (looked.expired_through, looked.expired_through_id)
+                ORDER BY p.expires_at, p.id LIMIT \(Self.expiryBatch)),
+            moved AS (
+                UPDATE dispatch_cursor SET (expired_through, expired_through_id) =
+                    (SELECT expires_at, id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1)
+                WHERE id = 1 AND EXISTS (SELECT 1 FROM due))
+            SELECT id FROM due
+            """, logger: logger
+        ).decode(Int64.self) {
+            expired.append(id)
+        }
+        return expired.isEmpty ? 0 : try await queueRemovals(of: expired, on: connection)
+    }
+
+    static let expiryBatch = 1000
 
     /// Pending created and push deliveries of removed posts are skipped; a webhook that was sent
     /// (or tried and given up on) `post.created` gets `post.removed`, once.
