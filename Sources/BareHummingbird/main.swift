@@ -13,8 +13,9 @@ import ServiceLifecycle
 //     single    decodes {lat, lon, message, tag} and inserts it into `bench_raw`, a statement
 //               a post through a PostgresNIO pool;
 //     batched   stores each body as a row of `bench_raw`, group-committed as the server does
-//               (`BareBatcher`; BARE_IN_FLIGHT statements at once, default 1).
-//   single and batched need BARE_POSTGRES: "host port user password database".
+//               (`BareBatcher`; BARE_IN_FLIGHT statements at once, default 1);
+//     batched-posts  the same into `posts`, its indexes and change trigger included.
+//   All but sink need BARE_POSTGRES: "host port user password database".
 // Usage: bare-hummingbird PORT
 let port = CommandLine.arguments.dropFirst().first.flatMap { Int($0) } ?? 8080
 let environment = ProcessInfo.processInfo.environment
@@ -64,8 +65,10 @@ case ("sink", _):
         _ = try await request.body.collect(upTo: 64 * 1024)
         return created(1)
     }
-case ("batched", let client?):
-    let batcher = BareBatcher(client: client, statementsInFlight: environment["BARE_IN_FLIGHT"].flatMap { Int($0) } ?? 1)
+case (let mode, let client?) where mode == "batched" || mode == "batched-posts":
+    let batcher = BareBatcher(
+        client: client, table: mode == "batched" ? .bare : .posts,
+        statementsInFlight: environment["BARE_IN_FLIGHT"].flatMap { Int($0) } ?? 1)
     router.post("/api/v1/posts") { request, _ -> Response in
         let body = try await request.body.collect(upTo: 64 * 1024)
         return created(try await batcher.insert(String(buffer: body)))
