@@ -77,6 +77,8 @@ import Testing
                 shown[id] = false
             case .reply(let reply, _):
                 Issue.record("reply \(reply.id) published where none was made, seed \(seed)")
+            case .replyRemoved(let id, _):
+                Issue.record("reply \(id) removed where none was made, seed \(seed)")
             }
         }
         for (id, state) in newest { #expect((shown[id] ?? false) == (state.status == .visible), "post \(id), seed \(seed)") }

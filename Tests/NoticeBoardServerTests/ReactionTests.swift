@@ -160,7 +160,7 @@ import Testing
         }
     }
 
-    @Test func repliesFormAThreadOldestFirstMarkedForTheAuthor() async throws {
+    @Test(.timeLimit(.minutes(2))) func repliesFormAThreadOldestFirstMarkedForTheAuthor() async throws {
         try await ModerationTests.app().test { http, board in
             let id = try await Self.post(http, key: Self.alice)["id"] as! Int
             let subscription = board.feed.subscribe(after: nil)
@@ -173,10 +173,10 @@ import Testing
                 #expect(reply["byAuthor"] as? Bool == (key == Self.alice) && reply["mine"] as? Bool == true)
                 replyIds.append(reply["id"] as! Int)
             }
+            var events = subscription.events.makeAsyncIterator()
             var heard: [Int64] = []
-            for await event in subscription.events {
+            while heard.count < 3, let event = await events.next() {
                 if case .reply(let reply, let post) = event.event, post.id == Int64(id) { heard.append(reply.id) }
-                if heard.count == 3 { break }
             }
             #expect(heard == replyIds.map(Int64.init), "streams hear every reply once, in order")
 
@@ -232,6 +232,17 @@ import Testing
             let restoreDeleted = try await http.execute(
                 uri: "/api/v1/moderation/replies/\(replyIds[2])/restore", method: .post, headers: ModerationTests.bearer(token))
             #expect(restoreDeleted.status == .conflict)
+            // Streams hear each reply leave and come back, with the note's count after.
+            var changes: [String] = []
+            while changes.count < 3, let event = await events.next() {
+                switch event.event {
+                case .reply(let reply, let post) where [replyIds[0], replyIds[2]].contains(Int(reply.id)):
+                    changes.append("shown \(reply.id) \(post.replyCount)")
+                case .replyRemoved(let reply, let post): changes.append("gone \(reply) \(post.replyCount)")
+                default: continue
+                }
+            }
+            #expect(changes == ["gone \(replyIds[0]) 3", "shown \(replyIds[0]) 4", "gone \(replyIds[2]) 3"])
 
             // A hidden post's thread is gone with it.
             _ = try await http.execute(

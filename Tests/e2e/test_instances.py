@@ -188,9 +188,10 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
             stream.close()
 
 
-def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_second(server_factory):
+def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_second(server_factory, data_dir):
     """Two instances on one database agree on like and reply counts within a second, the other
-    instance's streams hear a reply, and the popular order on both reflects every like."""
+    instance's streams hear a reply (and hear it hidden and restored by a moderator on the first),
+    and the popular order on both reflects every like."""
     first = server_factory("--like-rate-per-minute", "0")
     second = server_factory("--like-rate-per-minute", "0")
     stream_on_second = EventReader(second.url + "/api/v1/posts/stream", AREA)
@@ -232,6 +233,23 @@ def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_seco
         assert heard["id"] == reply.json()["id"] and heard["postId"] == post_id and heard["byAuthor"] is True
         thread = second.get(f"/api/v1/posts/{post_id}/replies").json()["replies"]
         assert [item["id"] for item in thread] == [reply.json()["id"]]
+
+        # A moderator hides the reply on the first instance: the second's streams hear it leave, then return.
+        added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+                               capture_output=True, text=True, timeout=120)
+        assert added.returncode == 0, added.stderr
+        moderator = {"Authorization": "Bearer " + first.post_json(
+            "/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]}
+        reply_id = reply.json()["id"]
+        assert first.post_json(f"/api/v1/moderation/replies/{reply_id}/hide", {"reason": "rude"}, headers=moderator).status_code == 200
+        event = stream_on_second.next(timeout=2)
+        assert event["event"] == "reply-remove", event
+        assert json.loads(event["data"]) == {"id": reply_id, "postId": post_id, "replyCount": 0}
+        assert second.get(f"/api/v1/posts/{post_id}/replies").json()["replies"] == []
+        assert first.post_json(f"/api/v1/moderation/replies/{reply_id}/restore", {}, headers=moderator).status_code == 200
+        event = stream_on_second.next(timeout=2)
+        assert event["event"] == "reply" and json.loads(event["data"])["id"] == reply_id, event
+        assert json.loads(event["data"])["replyCount"] == 1
 
         # The author deletes the note on the second instance: the first stops serving it at once.
         deleted = requests.delete(f"{second.url}/api/v1/posts/{post_id}", headers=author, timeout=30)

@@ -501,6 +501,9 @@ def test_moderators_see_replies_beside_their_note_and_hide_restore_delete_them(b
     visitor = phone(browser_factory)
     visitor.get(list_url(board, where))
     wait_for(visitor, lambda d: control(d, note["id"], ".replies").text == "2 replies")
+    # The visitor reads the thread while the moderator works.
+    tap(visitor, control(visitor, note["id"], ".replies"))
+    wait_for(visitor, lambda d: [r["id"] for r in thread_replies(d)] == [kind["id"], rude["id"]], message="the thread, both replies")
 
     moderator = phone(browser_factory)
     log_in(moderator, board)
@@ -531,7 +534,10 @@ def test_moderators_see_replies_beside_their_note_and_hide_restore_delete_them(b
     wait_for(moderator, lambda d: f"Hid reply {rude['id']}" in status(d))
     wait_for(moderator, lambda d: d.find_element(By.CSS_SELECTOR, f'tr[data-reply-id="{rude["id"]}"] td.status').text == "hidden")
     assert [r["id"] for r in call(board, "GET", f"/api/v1/posts/{note['id']}/replies").json()["replies"]] == [kind["id"]]
-    # The public thread no longer has it, and the note counts one reply.
+    # The visitor's open thread loses it at once, without a reload, and the note counts one reply.
+    wait_for(visitor, lambda d: [r["message"] for r in thread_replies(d)] == [kind["message"]], message="the hidden reply leaves the open thread")
+    visitor.find_element(By.ID, "thread-close").click()
+    wait_for(visitor, lambda d: control(d, note["id"], ".replies").text == "1 reply", message="the count after the hide")
     visitor.refresh()
     wait_for(visitor, lambda d: control(d, note["id"], ".replies").text == "1 reply")
     tap(visitor, control(visitor, note["id"], ".replies"))
@@ -542,6 +548,7 @@ def test_moderators_see_replies_beside_their_note_and_hide_restore_delete_them(b
     tap(moderator, moderator.find_element(By.CSS_SELECTOR, f'button[aria-label="Restore reply {rude["id"]}"]'))
     wait_for(moderator, lambda d: f"Restored reply {rude['id']}" in status(d))
     assert len(call(board, "GET", f"/api/v1/posts/{note['id']}/replies").json()["replies"]) == 2
+    wait_for(visitor, lambda d: control(d, note["id"], ".replies").text == "2 replies", message="the count after the restore, live")
     tap(moderator, moderator.find_element(By.CSS_SELECTOR, f'button[aria-label="Delete reply {rude["id"]}"]'))
     wait_for(moderator, lambda d: d.find_element(By.ID, "delete-dialog").is_displayed())
     assert moderator.find_element(By.ID, "delete-heading").text == f"Delete reply {rude['id']}?"
@@ -549,6 +556,7 @@ def test_moderators_see_replies_beside_their_note_and_hide_restore_delete_them(b
     moderator.find_element(By.ID, "delete-confirm").click()
     wait_for(moderator, lambda d: f"Deleted reply {rude['id']}" in status(d))
     wait_for(moderator, lambda d: d.find_element(By.CSS_SELECTOR, f'tr[data-reply-id="{rude["id"]}"] td.status').text == "deleted")
+    wait_for(visitor, lambda d: control(d, note["id"], ".replies").text == "1 reply", message="the count after the delete, live")
 
     # Every reply, each beside its note: the Replies side of the view.
     moderator.find_element(By.ID, "mode-replies").click()
@@ -562,8 +570,9 @@ def test_moderators_see_replies_beside_their_note_and_hide_restore_delete_them(b
     # The audit log names the reply and its note.
     moderator.find_element(By.ID, "tab-audit").click()
     wait_for(moderator, lambda d: d.find_elements(By.CSS_SELECTOR, f'#audit-table button[aria-label="Show reply {rude["id"]}"]'))
-    actions = moderator.execute_script("return [...document.querySelectorAll('#audit-table tbody tr')].map(r => r.querySelector('td.action').textContent)")
-    assert actions[:3] == ["delete", "restore", "hide"]
+    actions = moderator.execute_script("""return [...document.querySelectorAll('#audit-table tbody tr')].map(r => {
+        const cell = r.querySelector('td.action'); return [cell.dataset.action, cell.textContent]; })""")
+    assert actions[:3] == [["delete", "Deleted"], ["restore", "Restored"], ["hide", "Hidden"]], "each action said in words"
     moderator.find_element(By.CSS_SELECTOR, f'#audit-table button[aria-label="Show reply {rude["id"]}"]').click()
     wait_for(moderator, lambda d: d.find_element(By.ID, "replies-panel").is_displayed()
              and d.find_elements(By.CSS_SELECTOR, f'#replies-table tr.focused[data-reply-id="{rude["id"]}"]'), message="the reply from the audit log")

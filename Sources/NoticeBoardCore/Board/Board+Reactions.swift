@@ -50,7 +50,10 @@ extension Board {
 
     public func reportReply(replyId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReplyReportOutcome {
         let outcome = try await replies().report(replyId: replyId, clientHash: clientHash, reason: reason, threshold: threshold)
-        if case .recorded(_, let hidden?) = outcome, let post = hidden.post { reconcile(post) }
+        if case .recorded(_, let hidden?) = outcome {
+            if let post = hidden.post { reconcile(post) }
+            publish(hidden)
+        }
         return outcome
     }
 
@@ -60,6 +63,7 @@ extension Board {
     {
         guard let change = try await replies().apply(action, to: replyId, actor: moderator, reason: reason) else { return nil }
         if let post = change.post { reconcile(post) }
+        publish(change)
         return change
     }
 
@@ -78,8 +82,27 @@ extension Board {
     /// Tells streams of a reply once, whether this instance made it or another one did.
     func announce(_ reply: Reply, on post: Post) {
         applyingChange {
-            guard state.write({ $0.announcedReplies.insert(reply.id) }) else { return }
+            guard state.write({ $0.publishedReplies.set(reply.id, to: true) }) else { return }
             feed.publish(.reply(reply, post: post))
+        }
+    }
+
+    /// Tells streams once that a reply left its thread, so open pages drop it at once.
+    func announceRemoval(ofReply id: Int64, on post: Post) {
+        applyingChange {
+            guard state.write({ $0.publishedReplies.set(id, to: false) }) else { return }
+            feed.publish(.replyRemoved(id: id, post: post))
+        }
+    }
+
+    /// A moderator's change that showed or took away a reply, told to streams while its note is
+    /// on the board (a change that kept it shown or kept it away leaves the post's count alone).
+    private func publish(_ change: ReplyStatusChange) {
+        guard let post = change.post, post.status == .visible else { return }
+        if change.reply.status == .visible {
+            announce(change.reply.reply, on: post.post)
+        } else {
+            announceRemoval(ofReply: change.reply.reply.id, on: post.post)
         }
     }
 
@@ -98,8 +121,11 @@ extension Board {
         }
     }
 
+    /// A post's committed new state from a like, a reply or a reply's moderation: into the index,
+    /// and the other instances told to catch up now rather than on their timer.
     func reconcile(_ state: PostState) {
         reconcile(state.post, status: state.status, version: state.version)
+        committedChanges.continuation.yield()
     }
 
     private func likes() throws -> any LikeStore {

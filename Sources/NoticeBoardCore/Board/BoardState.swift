@@ -16,9 +16,9 @@ struct BoardState: Sendable {
     static let removedPerGeneration = 50_000
     /// When each note with a lifetime leaves the live board, soonest first: streams hear of it.
     var expiries = ExpiryQueue()
-    /// Replies already published to streams (each instance hears its own twice: once when it
-    /// commits one, once from the change feed).
-    var announcedReplies = RecentIDs()
+    /// Whether streams were last told each recent reply is shown (true) or gone (false): each
+    /// instance hears its own changes twice, once when it commits one and once from the change feed.
+    var publishedReplies = RecentMarks<Bool>()
 
     init() {}
 

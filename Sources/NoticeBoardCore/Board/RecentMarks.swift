@@ -1,17 +1,17 @@
-/// A set of recent ids in two generations of at most `perGeneration`: the older half is
+/// A mark for each recent id, in two generations of at most `perGeneration`: the older half is
 /// forgotten when the newer fills, so it stays bounded while remembering the last moments.
-struct RecentIDs: Sendable {
-    static let perGeneration = 50_000
-    private var newer: Set<Int64> = []
-    private var older: Set<Int64> = []
+struct RecentMarks<Mark: Equatable & Sendable>: Sendable {
+    static var perGeneration: Int { 50_000 }
+    private var newer: [Int64: Mark] = [:]
+    private var older: [Int64: Mark] = [:]
 
-    func contains(_ id: Int64) -> Bool { newer.contains(id) || older.contains(id) }
+    subscript(id: Int64) -> Mark? { newer[id] ?? older[id] }
 
-    /// Adds the id; false if it was there already.
-    mutating func insert(_ id: Int64) -> Bool {
-        guard !contains(id) else { return false }
-        if newer.count >= Self.perGeneration { (older, newer) = (newer, []) }
-        newer.insert(id)
+    /// Marks the id; false if it had this mark already.
+    mutating func set(_ id: Int64, to mark: Mark) -> Bool {
+        guard self[id] != mark else { return false }
+        if newer[id] == nil, newer.count >= Self.perGeneration { (older, newer) = (newer, [:]) }
+        newer[id] = mark
         return true
     }
 }

@@ -7,8 +7,10 @@ public enum LiveEvent: Sendable, Equatable {
     case post(Post)
     /// A post hidden, deleted or expired; its position decides which streams hear of it.
     case remove(id: Int64, lat: Double, lon: Double)
-    /// A new reply, heard by the streams its post matches.
+    /// A new reply (or a hidden one restored), heard by the streams its post matches.
     case reply(Reply, post: Post)
+    /// A reply hidden or deleted; the post carries its reply count after.
+    case replyRemoved(id: Int64, post: Post)
 }
 
 extension LiveEvent {
@@ -16,7 +18,7 @@ extension LiveEvent {
         switch self {
         case .post(let post): (post.lat, post.lon)
         case .remove(_, let lat, let lon): (lat, lon)
-        case .reply(_, let post): (post.lat, post.lon)
+        case .reply(_, let post), .replyRemoved(_, let post): (post.lat, post.lon)
         }
     }
 }

@@ -31,11 +31,14 @@ public struct PostChange: Sendable, Equatable {
     public var status: PostStatus
     /// The post's version in that state: every update of a post raises it.
     public var version: Int64
-    /// A reply made to the post in this change, when it is still visible.
+    /// The reply this change made or changed, when it is visible now.
     public var reply: Reply?
+    /// The reply this change made or changed, when it is hidden or deleted now.
+    public var removedReplyId: Int64?
 
-    public init(sequence: Int64, post: Post, status: PostStatus, version: Int64, reply: Reply? = nil) {
+    public init(sequence: Int64, post: Post, status: PostStatus, version: Int64, reply: Reply? = nil, removedReplyId: Int64? = nil) {
         self.reply = reply
+        self.removedReplyId = removedReplyId
         self.sequence = sequence
         self.post = post
         self.status = status

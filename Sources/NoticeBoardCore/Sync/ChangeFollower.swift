@@ -73,7 +73,10 @@ struct ChangeFollower: Sendable {
             var applied = 0
             for change in page where cursor.isNew(change.sequence) {
                 board.reconcile(change.post, status: change.status, version: change.version)
-                if let reply = change.reply, change.status == .visible { board.announce(reply, on: change.post) }
+                if change.status == .visible {
+                    if let reply = change.reply { board.announce(reply, on: change.post) }
+                    if let id = change.removedReplyId { board.announceRemoval(ofReply: id, on: change.post) }
+                }
                 applied += 1
             }
             cursor.applied(page.map(\.sequence), now: now())

@@ -2,17 +2,17 @@ import NoticeBoardCore
 import PostgresNIO
 
 /// The change feed's page: changes after a sequence joined with each post's state now (and the
-/// change's reply, if still visible), prepared once per connection. The lookups are LATERAL
+/// state now of the change's reply, if any), prepared once per connection. The lookups are LATERAL
 /// with LIMIT 1 so they stay primary-key probes: on a young table not yet analysed, a plain join
 /// was planned as a hash join over every post, run on every catch-up.
 struct ChangesAfter: PostgresPreparedStatement {
     typealias Row = PostChange
 
     static let sql = """
-        SELECT c.seq, \(PostRow.columns(of: "p")), p.status, p.version, \(ReplyRow.columns(of: "r"))
+        SELECT c.seq, \(PostRow.columns(of: "p")), p.status, p.version, r.status, \(ReplyRow.columns(of: "r"))
         FROM post_changes c
         CROSS JOIN LATERAL (SELECT * FROM posts WHERE id = c.post_id LIMIT 1) p
-        LEFT JOIN LATERAL (SELECT * FROM replies WHERE id = c.reply_id AND status = 'visible' LIMIT 1) r ON true
+        LEFT JOIN LATERAL (SELECT * FROM replies WHERE id = c.reply_id LIMIT 1) r ON true
         WHERE c.seq > $1 ORDER BY c.seq LIMIT $2
         """
 
@@ -27,12 +27,19 @@ struct ChangesAfter: PostgresPreparedStatement {
     }
 
     func decodeRow(_ row: PostgresRow) throws -> PostChange {
-        let cells = try PostRow.cells(of: row, count: 3 + PostRow.columnCount + ReplyRow.columnCount)
+        let cells = try PostRow.cells(of: row, count: 4 + PostRow.columnCount + ReplyRow.columnCount)
         let after = 1 + PostRow.columnCount
         let post = try PostRow.decode(cells, from: 1)
-        return PostChange(
+        var change = PostChange(
             sequence: try cells[0].decode(Int64.self), post: post,
-            status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self),
-            reply: try ReplyRow.decodeIfPresent(cells, from: after + 2, post: post))
+            status: PostStatus(rawValue: try cells[after].decode(String.self)) ?? .hidden, version: try cells[after + 1].decode(Int64.self))
+        if let reply = try ReplyRow.decodeIfPresent(cells, from: after + 3, post: post) {
+            if try cells[after + 2].decode(String.self) == PostStatus.visible.rawValue {
+                change.reply = reply
+            } else {
+                change.removedReplyId = reply.id
+            }
+        }
+        return change
     }
 }

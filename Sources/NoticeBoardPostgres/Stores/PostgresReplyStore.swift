@@ -230,6 +230,8 @@ public struct PostgresReplyStore: ReplyStore {
             {
                 post = try PostgresPostStore.state(row)
             }
+            // Which reply came or went, for the other instances' open streams.
+            try await connection.query("INSERT INTO post_changes (post_id, reply_id) VALUES (\(postId), \(replyId))", logger: logger)
         }
         var updated: ModeratedReply?
         for try await row in try await connection.query(

@@ -115,6 +115,10 @@ struct StreamRoutes: Sendable {
             var json = ReplyJSON(reply)
             json.replyCount = post.replyCount
             data = JSONResponse.encode(json)
+        case .replyRemoved(let id, let post):
+            guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
+            name = "reply-remove"
+            data = "{\"id\":\(id),\"postId\":\(post.id),\"replyCount\":\(post.replyCount)}"
         }
         return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
     }

@@ -97,7 +97,7 @@ struct WalkRoutes: Sendable {
                     switch event {
                     case .post(let post): concerns = session.mayConcern(lat: post.lat, lon: post.lon, id: post.id)
                     case .remove(let id, let lat, let lon): concerns = session.mayConcern(lat: lat, lon: lon, id: id)
-                    case .reply: concerns = false
+                    case .reply, .replyRemoved: concerns = false
                     }
                     if concerns { try await send(session.show(board.walkView(position), at: position), on: outbound) }
                 }

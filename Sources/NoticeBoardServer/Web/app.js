@@ -17,7 +17,7 @@ import { setUpCompose } from "./compose.js";
 import { setUpPast } from "./past.js";
 import { remember, setUpReactions } from "./reactions.js";
 import { refreshTimes } from "./render.js";
-import { openThread, openNoteId, replyArrived, setUpThread, threadNoteGone } from "./thread.js";
+import { openThread, openNoteId, replyArrived, replyGone, setUpThread, threadNoteGone } from "./thread.js";
 import { follow, isLive, onLiveChange, reconnect } from "./live.js";
 import { setUpPush } from "./push.js";
 
@@ -84,7 +84,7 @@ async function noteRemoved(id) {
   noteVanished(id);
 }
 
-const handlers = { onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived };
+const handlers = { onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived, onReplyRemove: replyGone };
 function followArea(force = false) {
   if (state.place) {
     // The place alone is the subscription: each view keeps what falls in its own area.

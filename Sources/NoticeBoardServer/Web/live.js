@@ -1,6 +1,7 @@
 // Live updates: one Server-Sent Events stream for the area in view (the map's box, or the
 // circle around the person); new notes appear, hidden, deleted and expired ones vanish, and
-// replies to the notes in the area are counted (and shown in an open thread) without reloading.
+// replies to the notes in the area are counted (and shown in an open thread, or taken out of it
+// when hidden) without reloading.
 // EventSource reconnects by itself and resumes with Last-Event-ID; whether it is connected is
 // told to the page, which says "live updates paused" while it is not.
 import { streamURL } from "./api.js";
@@ -30,7 +31,7 @@ export function follow(params, handlers, force = false) {
   currentURL = url;
   currentParams = params;
   currentHandlers = handlers;
-  const { onPost, onRemove, onReply } = handlers;
+  const { onPost, onRemove, onReply, onReplyRemove } = handlers;
   const opened = new EventSource(url);
   source = opened;
   opened.addEventListener("open", () => { if (source === opened) setLive(true); });
@@ -38,6 +39,7 @@ export function follow(params, handlers, force = false) {
   opened.addEventListener("post", (event) => onPost(JSON.parse(event.data)));
   opened.addEventListener("remove", (event) => onRemove(JSON.parse(event.data).id));
   opened.addEventListener("reply", (event) => onReply(JSON.parse(event.data)));
+  opened.addEventListener("reply-remove", (event) => onReplyRemove(JSON.parse(event.data)));
 }
 
 /** Opens the stream again at once (the "Try again" button), instead of waiting for EventSource's own retry. */

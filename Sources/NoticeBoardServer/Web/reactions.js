@@ -190,6 +190,15 @@ export function replyAdded(reply) {
   refresh(reply.postId);
 }
 
+/** A reply hidden or deleted (live): its note's count is the server's, and a restored reply counts again. */
+export function replyRemoved(removal) {
+  countedReplies.delete(removal.id);
+  const post = known.get(removal.postId);
+  if (!post || !Number.isInteger(removal.replyCount)) return;
+  known.set(removal.postId, { ...post, replyCount: removal.replyCount });
+  refresh(removal.postId);
+}
+
 /** Replies the thread has loaded are counted already in the note's replyCount. */
 export function repliesSeen(replies) {
   replies.forEach((reply) => countedReplies.add(reply.id));

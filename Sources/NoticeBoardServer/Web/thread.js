@@ -8,7 +8,7 @@ import { humanError } from "./errors.js";
 import { markLanguage, number, t, onLanguage } from "./i18n.js";
 import { dateTime, noteContent, refreshTimes } from "./render.js";
 import { pastText } from "./past.js";
-import { failure, knownPost, likeControl, remember, repliesSeen, replyAdded } from "./reactions.js";
+import { failure, knownPost, likeControl, remember, repliesSeen, replyAdded, replyRemoved } from "./reactions.js";
 import { state, update, inThePast } from "./state.js";
 
 const PAGE = 20;
@@ -252,6 +252,15 @@ async function sendReport(event) {
 export function replyArrived(reply) {
   replyAdded(reply);
   if (current && current.id === reply.postId) addReplies([reply], { fresh: true });
+}
+
+/** A reply hidden or deleted by a moderator (live): it leaves the open thread at once. */
+export function replyGone(removal) {
+  replyRemoved(removal);
+  if (!current || current.id !== removal.postId) return;
+  current.shown.delete(removal.id);
+  list.querySelector(`[data-id="${removal.id}"]`)?.remove();
+  showEmpty();
 }
 
 /** A note that left the board (hidden, deleted, expired): its open thread says so. */
