@@ -9,6 +9,7 @@ import random
 
 import pytest
 import requests
+from selenium.common.exceptions import TimeoutException
 from selenium.webdriver.common.by import By
 
 from pages import at_bearing, iso, js, offset, overlaps, screenshot, serious, serve_board, settle, wait_for
@@ -17,6 +18,7 @@ from geo_oracle import bearing, difference, distance
 START = (51.5007, -0.1246)
 RADIUS = 50
 FOV = 60
+MAX_CARDS = 10
 TOLERANCE = 45
 ACCURACY = 10
 # The walk: (metres north of the start, metres east, facing); turns on the spot and steps north.
@@ -154,6 +156,7 @@ def test_the_view_follows_a_walk_and_a_turn_over_the_walk_socket(board, browsers
     wait_for(driver, lambda d: js(d, "return document.getElementById('look-stage').dataset.walk") == "open", message="the walk socket opens")
     assert any(url.endswith("/api/v1/walk") and url.startswith("ws://") for url in js(driver, "return window.__walk.urls"))
     driver.find_element(By.ID, "compass").click()
+    js(driver, "performance.setResourceTimingBufferSize(10000); window.__walkStarted = performance.now()")
 
     seen = set()
     for number, step in enumerate(WALK):
@@ -166,6 +169,10 @@ def test_the_view_follows_a_walk_and_a_turn_over_the_walk_socket(board, browsers
         if number == 3:
             screenshot(driver, "walk-phone-mid-walk")
     assert len(seen) >= 12, "the walk passes many notes"
+    # The hidden list is not fetched again at every step (its request has no limit; the view's has 500).
+    list_loads = js(driver, """return performance.getEntriesByType('resource').filter((entry) => entry.startTime >= window.__walkStarted
+        && entry.name.includes('/api/v1/posts/nearby') && !entry.name.includes('limit=500')).map((entry) => entry.name)""")
+    assert list_loads == [], list_loads
     close = next(note for note in notes if note["message"] == "Right here, facing east")
     assert close["id"] in oracle(notes, START, 90) and close["id"] not in oracle(notes, START, 200)
     # The notes came over the socket: each card shown entered through it.
@@ -226,3 +233,66 @@ def test_a_wide_circle_loads_over_http_and_does_not_walk(board, browsers):
     wait_for(driver, lambda d: len(shown(d)) > 0, message="cards over HTTP")
     settle(0.5)
     assert js(driver, "return window.__walk.urls") == []
+
+
+DENSE = (51.5101, -0.1340)
+DENSE_RADIUS = 50
+
+
+def dense_rows():
+    """320 notes within 40 m, none with a heading: the 200 nearest between 12 and 25 m, the rest
+    between 27 and 40 m (newer), so "the 200 nearest" is one set whatever the rounding; no note
+    stands within two degrees of the view's edges (facing north, 60°)."""
+    random.seed(2026)
+    created = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=2)
+    rows = []
+    while len(rows) < 320:
+        near = len(rows) < 200
+        spot = at_bearing(DENSE, random.uniform(0, 360), random.uniform(12, 25) if near else random.uniform(27, 40))
+        metres, angle = distance(*DENSE, *spot), bearing(*DENSE, *spot)
+        if not (12.5 < metres < 24.5 or 27.5 < metres < 39.5) or abs(difference(angle, 0) - FOV / 2) < 2:
+            continue
+        rows.append({"lat": spot[0], "lon": spot[1], "message": f"Dense note {len(rows)}", "tag": "food",
+                     "createdAt": iso(created + datetime.timedelta(seconds=len(rows)))})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def dense_board():
+    yield from serve_board(dense_rows())
+
+
+@pytest.mark.parametrize("socket", [False, True], ids=["over HTTP", "over the walk socket"])
+def test_where_notes_are_dense_http_and_the_socket_show_the_same_nearest_notes(dense_board, browsers, socket):
+    """More notes than the socket's 200 in the circle, newest first: over HTTP (no WebSocket) the view
+    holds what the socket would, its 200 nearest, so the count in front of you is the same both ways."""
+    rows = dense_rows()
+    nearest = sorted(rows, key=lambda row: distance(*DENSE, row["lat"], row["lon"]))[:200]
+    in_view = [row for row in nearest if difference(bearing(*DENSE, row["lat"], row["lon"]), 0) <= FOV / 2]
+    every_in_view = [row for row in rows if difference(bearing(*DENSE, row["lat"], row["lon"]), 0) <= FOV / 2]
+    assert MAX_CARDS < len(in_view) < len(every_in_view), "the seeds make the two readings differ"
+    driver = browsers.start("phone", where=DENSE)
+    # Every count the status line says, kept: the HTTP load and the socket must not say two.
+    record = """window.__said = [];
+    setInterval(() => {
+        const text = document.getElementById('status')?.textContent;
+        if (text && text !== window.__said[window.__said.length - 1]) window.__said.push(text);
+    }, 20);"""
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": record + ("" if socket else "delete window.WebSocket;")})
+    turn(driver, 0)
+    driver.get(f"{dense_board.url}/?view=look&radius={DENSE_RADIUS}&facing=0&order=newest")
+    expected = f"of {len(in_view)} notes in front of you"
+    said = lambda d: js(d, "return window.__said || []")
+    try:
+        wait_for(driver, lambda d: any(expected in text for text in said(d)), timeout=15)
+    except TimeoutException:
+        pass  # what it said instead is in the assertion below
+    settle(1.5)
+    counts = [text for text in said(driver) if "notes in front of you" in text]
+    assert counts and all(expected in text for text in counts), f"expected “{expected}”, the page said {counts}"
+    walk = js(driver, "return document.getElementById('look-stage').dataset.walk")
+    assert (walk == "open") == socket, walk
+    # The cards come from the 200 nearest in view, the newest of them first.
+    shown_messages = set(js(driver, "return [...document.querySelectorAll('#look-notes li[data-id] .message')].map((m) => m.textContent)"))
+    assert shown_messages and shown_messages <= {row["message"] for row in in_view}, sorted(shown_messages)
+    assert max(in_view, key=lambda row: row["createdAt"])["message"] in shown_messages

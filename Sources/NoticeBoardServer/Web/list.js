@@ -163,16 +163,19 @@ export function setUpList() {
     if (!ORDERS.includes(button.dataset.order)) return;
     update({ order: button.dataset.order });
   }));
+  // A hidden list is not fetched: walking in look around moves the position at every step, and
+  // opening the list's tab loads it for where the person is then.
   onChange((changed) => {
     if (["lat", "lon", "radius"].some((key) => changed.has(key))) fillForm();
     if (changed.has("order")) showOrder();
-    if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) loadList();
+    const shown = state.view === "list";
+    if (shown && ["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) loadList();
   });
   onLanguage(() => {
     fillForm();
-    loadList();
+    if (state.view === "list") loadList();
   });
   fillForm();
   showOrder();
-  loadList();
+  if (state.view === "list") loadList();
 }

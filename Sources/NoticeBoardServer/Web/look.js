@@ -21,6 +21,7 @@ export const MAX_CARDS = 10;
 export const HEADING_TOLERANCE = 45; // a poster "faced your way" within this many degrees
 export const ACCURACY = 10; // metres: closer than this a bearing says nothing, the poster's heading does
 export const WALK_RADIUS = 500; // the walk socket's largest circle: wider views load over HTTP
+const WALK_LIMIT = 200; // the walk socket's nearest notes at a time (API.md, "Walking")
 const GAP = 14; // px between cards in a lane: more than twice the drift, so drifting never overlaps
 const dial = document.getElementById("facing");
 const readout = document.getElementById("facing-readout");
@@ -236,14 +237,18 @@ export async function loadLook() {
     return;
   }
   const request = ++generation;
+  // Where the walk socket serves, HTTP brings what the socket would (its 200 nearest) and the
+  // page orders them, so the view does not change when the socket takes over.
+  const walkable = walkableCircle();
   try {
     const page = await getJSON("/api/v1/posts/nearby", {
-      lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(), order: state.order, limit: 500,
+      lat: state.lat, lon: state.lon, radius: state.radius, ...filterParameters(),
+      order: walkable ? "distance" : state.order, limit: walkable ? WALK_LIMIT : 500,
     });
     if (request !== generation) return;
     failed = false;
     stage.classList.remove("stale");
-    around = page.posts;
+    around = walkable ? inChosenOrder(page.posts) : page.posts;
     around.forEach(remember);
     if (state.view === "look") render();
   } catch (error) {
@@ -262,8 +267,12 @@ function scheduleRefresh() {
 /** Whether the view can walk: shown, somewhere, on the board of now, in a circle the socket serves
  *  (a place or a past day is loaded over HTTP, as before). */
 function canWalk() {
-  return state.view === "look" && hasPosition() && !state.asOf && !state.place && state.radius <= WALK_RADIUS
-    && typeof WebSocket === "function";
+  return state.view === "look" && walkableCircle() && typeof WebSocket === "function";
+}
+
+/** A circle the socket serves: somewhere, on the board of now, not kept to a place, 500 m at most. */
+function walkableCircle() {
+  return hasPosition() && !state.asOf && !state.place && state.radius <= WALK_RADIUS;
 }
 
 // The popular order's score at `now`, the server's formula (API.md, "Popular order").
@@ -282,9 +291,14 @@ function walkedNotes() {
     post.bearing = bearing(state.lat, state.lon, post.lat, post.lon);
     if (post.distance <= state.radius && passesFilters(post)) kept.push(post);
   }
+  return inChosenOrder(kept);
+}
+
+/** Notes sorted in the order the person chose (the server's rules, ties included). */
+function inChosenOrder(posts) {
   const now = Date.now();
   const ordering = ORDERINGS[state.order] ?? ((a, b) => popularity(b, now) - popularity(a, now) || b.id - a.id);
-  return kept.sort(ordering);
+  return posts.sort(ordering);
 }
 
 function showWalked() {
