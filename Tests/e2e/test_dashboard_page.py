@@ -333,7 +333,7 @@ def test_the_dashboard_draws_every_chart_from_the_seeded_data(desk, browser_fact
     assert queue == [[desk.id(message), count] for message, count in sorted(REPORTS.items(), key=lambda item: -item[1])]
 
     # The latest actions: the audit log's newest entries.
-    recent = driver.execute_script("return [...document.querySelectorAll('#recent-audit tbody tr')].map((r) => r.cells[2].textContent)")
+    recent = driver.execute_script("return [...document.querySelectorAll('#recent-audit tbody tr')].map((r) => r.cells[2].dataset.action)")
     assert recent == [entry["action"] for entry in desk.audit(limit=10)]
     assert recent[:4] == ["place_put", "beacon_put", "delete", "hide"]
 

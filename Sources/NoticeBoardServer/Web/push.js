@@ -140,7 +140,8 @@ async function turnOn() {
     const { id } = await request("POST", "/api/v1/push/subscriptions", { body, headers: { "X-Device-Key": deviceKey() } });
     store({ id, area, tags, placeName: area.place ? placeName(area.place) : null });
     render();
-    announce(describe(current));
+    // The banner says what is on; the status line only confirms it, not the same words twice.
+    announce(t("notify.turnedOn"));
     on.focus(); // the button tapped is gone: the focus goes to what replaced it
   } catch (error) {
     // A browser subscription the board does not know of would only wake the phone for nothing.

@@ -48,11 +48,20 @@ function concerns(entry) {
   return td;
 }
 
+/** The action in words; a code this page does not know yet is shown as it is. */
+function actionCell(action) {
+  const key = `mod.audit.action.${action}`;
+  const words = t(key);
+  const td = cell(words === key ? action : words, "action", t("mod.action"));
+  td.dataset.action = action;
+  return td;
+}
+
 /** An audit row: When, Who, Action, Concerns, Reason (“(none)” when none was given). */
 export function auditRow(entry) {
   const reason = cell(entry.reason ?? t("mod.audit.noReason"), entry.reason === null ? "reason none" : "reason", t("mod.reason"));
   return cardRow([cell(dateTimeText(entry.at), "when", t("mod.when")), cell(entry.actor, "actor", t("mod.who")),
-    cell(entry.action, "action", t("mod.action")), concerns(entry), reason]);
+    actionCell(entry.action), concerns(entry), reason]);
 }
 
 export async function loadAudit(append = false) {
