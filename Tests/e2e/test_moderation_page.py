@@ -119,8 +119,9 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
 
     driver.find_element(By.ID, "tab-audit").click()
     wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")) == 7)
-    actions = [row.find_elements(By.TAG_NAME, "td")[2].text for row in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")]
-    assert actions == ["delete", "restore", "restore", "restore", "hide", "hide", "hide"]
+    cells = [row.find_elements(By.TAG_NAME, "td")[2] for row in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr")]
+    assert [cell.get_attribute("data-action") for cell in cells] == ["delete", "restore", "restore", "restore", "hide", "hide", "hide"]
+    assert [cell.text for cell in cells] == ["Deleted", "Restored", "Restored", "Restored", "Hidden", "Hidden", "Hidden"]
     assert all(row.find_elements(By.TAG_NAME, "td")[1].text == "alice" for row in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr"))
     screenshot(driver, "moderation-audit")
 

@@ -132,6 +132,10 @@ def test_switching_on_the_fly_localises_everything_and_marks_note_languages(boar
         # On a Chinese page, English text is marked English so a screen reader does not read it with a Chinese voice.
         langs = js(driver, "return Object.fromEntries([...document.querySelectorAll('#posts .message')].map(e => [e.textContent, e.lang]))")
         assert langs == {CHINESE: "zh", ENGLISH: "en"}
+        # A preset tag is said in the language with its stored name beside it, so it never reads
+        # like the people's own tag "美食"; that one stays as written.
+        tags = js(driver, "return [...document.querySelectorAll('#posts .tag')].map(e => e.textContent)")
+        assert sorted(tags) == ["美食", "美食 · food"], tags
         # No English words left in the page's own text (notes and tags are the people's own).
         own = js(driver, """return [...document.querySelectorAll('body *')].filter((e) => e.offsetParent !== null && !e.closest('.note, .chip, #language, .leaflet-container, .count'))
             .flatMap((e) => [...e.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent.trim())).filter(Boolean)""")
@@ -177,3 +181,32 @@ def test_the_moderation_page_speaks_each_language(board, browsers):
     screenshot(driver, "i18n-moderation-zh-Hans")
     set_language(driver, "en")
     assert driver.find_element(By.ID, "tab-audit").text == "Audit log"
+
+
+def test_words_already_on_screen_change_language_too(board, browsers):
+    """An error under the post form, and an open thread's reply (its badge, its date) and its
+    "Reply posted.", are said again in the language chosen afterwards."""
+    driver = browsers.start("phone", where=HERE)
+    driver.get(f"{board.url}/?view=post&lat={HERE[0]}&lon={HERE[1]}&radius=200")
+    texts = catalogs(driver)
+    driver.find_element(By.ID, "post-button").click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "message-error").text == texts["en"]["compose.empty"])
+    set_language(driver, "zh-Hant")
+    assert driver.find_element(By.ID, "message-error").text == texts["zh-Hant"]["compose.empty"]
+    set_language(driver, "en")
+
+    driver.get(f"{board.url}/?view=list&lat={HERE[0]}&lon={HERE[1]}&radius=200")
+    wait_for(driver, lambda d: ENGLISH in list_messages(d))
+    js(driver, "arguments[0].click()", driver.find_element(By.XPATH, f"//li[.//*[contains(@class,'message')][text()='{ENGLISH}']]//button[contains(@class,'replies')]"))
+    wait_for(driver, lambda d: d.find_element(By.ID, "thread").get_attribute("open") is not None, message="the thread")
+    driver.find_element(By.ID, "reply-message").send_keys("Agreed")
+    driver.find_element(By.ID, "reply-send").click()
+    wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, "#replies .reply .badge.you"), message="the reply, marked as mine")
+    assert driver.find_element(By.ID, "thread-status").text == texts["en"]["thread.posted"]
+    english_date = driver.find_element(By.CSS_SELECTOR, "#replies .reply time").text
+    set_language(driver, "zh-Hans")
+    assert driver.find_element(By.CSS_SELECTOR, "#replies .reply .badge.you").text == texts["zh-Hans"]["thread.you"]
+    assert driver.find_element(By.ID, "thread-status").text == texts["zh-Hans"]["thread.posted"]
+    chinese_date = driver.find_element(By.CSS_SELECTOR, "#replies .reply time").text
+    assert chinese_date != english_date and re.search(r"[年月日]", chinese_date), (english_date, chinese_date)
+    set_language(driver, "en")

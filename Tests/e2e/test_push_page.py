@@ -200,3 +200,23 @@ def test_blocked_and_unsupported_say_so(board, service, browsers):
     assert "notification service" in problem.text, problem.text
     assert [entry[0] for entry in js(driver, "return window.__push.log")] == ["subscribe", "unsubscribe"]
     assert notify_state(driver) == "off"
+
+
+def test_a_push_service_that_never_answers_is_given_up_and_said(board, service, browsers):
+    """The browser's push sign-up hangs (its push service out of reach): after 15 s the page says so,
+    the button is usable again, and nothing is kept as turned on."""
+    keys = Browser(service.url + "/push/silent")
+    driver = browsers.start("phone", where=HERE)
+    silent = stub_push(keys) + "PushManager.prototype.subscribe = function () { window.__push.log.push(['subscribe']); return new Promise(() => {}); };"
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": silent})
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": board.url, "permissions": ["notifications", "geolocation"]})
+    open_list(driver, board)
+    start = driver.find_element(By.ID, "notify-on")
+    start.click()
+    wait_for(driver, lambda d: js(d, "return window.__push.log") == [["subscribe"]], message="the sign-up asked")
+    assert start.get_attribute("disabled") is not None  # busy meanwhile
+    problem = driver.find_element(By.ID, "notify-problem")
+    wait_for(driver, lambda d: problem.is_displayed(), timeout=25, message="the silence said")
+    assert "did not answer" in problem.text and notify_state(driver) == "off", problem.text
+    assert start.get_attribute("disabled") is None and start.is_displayed()
+    assert js(driver, "return localStorage.getItem('noticeboard-push')") is None  # nothing kept as on

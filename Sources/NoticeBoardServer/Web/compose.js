@@ -40,14 +40,25 @@ function showPast() {
   }
 }
 
+// What each line says, as a function of the page's language, so a new language says it again.
+const said = new Map(); // line → () => text
+const doneLine = document.getElementById("compose-done");
+
+function say(line, words) {
+  said.set(line, words);
+  line.textContent = words();
+}
+
 function clearErrors() {
-  Object.values(errorLines).forEach((line) => { line.textContent = ""; });
+  Object.values(errorLines).forEach((line) => { line.textContent = ""; said.delete(line); });
+  doneLine.textContent = "";
+  said.delete(doneLine);
   Object.values(fieldInputs).forEach((input) => input.removeAttribute("aria-invalid"));
 }
 
-function showError(field, text) {
+function showError(field, words) {
   const key = field === "message" || field === "tag" ? field : ["lat", "lon", "floor", "accuracy", "beacon"].includes(field) ? "location" : "other";
-  errorLines[key].textContent = text;
+  say(errorLines[key], words);
   const input = fieldInputs[key];
   if (input) {
     input.setAttribute("aria-invalid", "true");
@@ -101,19 +112,19 @@ export function setUpCompose(onPosted) {
     clearErrors();
     announce(""); // an earlier "Posted…" must not stand beside this attempt's outcome
     if (!hasPosition()) {
-      showError("lat", t("compose.needPosition"));
+      showError("lat", () => t("compose.needPosition"));
       return;
     }
     if (countScalars(message.value) === 0) {
-      showError("message", t("compose.empty"));
+      showError("message", () => t("compose.empty"));
       return;
     }
     if (countScalars(message.value) > 2000) {
-      showError("message", t("error.field.message"));
+      showError("message", () => t("error.field.message"));
       return;
     }
     if (form.querySelector("input[name=tag]:checked")?.value === "custom" && !customTag.value.trim()) {
-      showError("tag", t("compose.needTag"));
+      showError("tag", () => t("compose.needTag"));
       return;
     }
     const body = { lat: state.lat, lon: state.lon, message: message.value, tag: chosenTag() ?? "" };
@@ -126,10 +137,15 @@ export function setUpCompose(onPosted) {
       const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": randomToken(32) });
       message.value = "";
       showCounter();
-      announce(post.expiresAt ? t("compose.postedUntil", { tag: tagName(post.tag), until: dateTime(post.expiresAt) }) : t("compose.posted", { tag: tagName(post.tag) }));
+      const posted = () => (post.expiresAt
+        ? t("compose.postedUntil", { tag: tagName(post.tag), until: dateTime(post.expiresAt) }) : t("compose.posted", { tag: tagName(post.tag) }));
+      announce(posted());
+      // Said beside the button too: on a phone the status line is scrolled away above.
+      say(doneLine, posted);
+      doneLine.scrollIntoView({ block: "nearest" });
       onPosted(post);
     } catch (error) {
-      showError(error.field, humanError(error, "posts"));
+      showError(error.field, () => humanError(error, "posts"));
     } finally {
       button.disabled = false;
     }
@@ -138,6 +154,7 @@ export function setUpCompose(onPosted) {
     showCounter();
     showWhere();
     showPast();
+    for (const [line, words] of said) line.textContent = words();
   });
   showCounter();
   showWhere();

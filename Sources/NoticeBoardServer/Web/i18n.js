@@ -34,6 +34,9 @@ function initialLanguage() {
 
 export let language = initialLanguage();
 
+/** Whether the catalogs have words for `key` (a preset tag has; a tag someone made up has not). */
+export const hasText = (key) => CATALOGS.en[key] !== undefined;
+
 /** The text of `key` with `{name}` filled in; a `{one, other}` entry follows `count` by Intl's plural rules. */
 export function t(key, params = {}) {
   let entry = CATALOGS[language][key] ?? CATALOGS.en[key];

@@ -1,5 +1,6 @@
 // The map: clusters from /api/v1/posts/clusters when zoomed out (so 100 000 notes stay smooth),
-// merged on screen where they would overlap, the notes themselves when zoomed in; both are
+// merged on screen where they would overlap, the notes themselves when zoomed in (notes too close
+// to tap apart share a stack that zooms in, or lists them at the closest zoom); all are
 // buttons for the keyboard (Tab, then Enter or Space). It opens on the person (a locate button
 // brings it back); a tap never moves their position: only a long-press, confirmed, does. The
 // places meeting the view are drawn under the notes, each named, and reachable with the keyboard.
@@ -86,6 +87,101 @@ function noteMarker(post) {
 
 const clusterSize = (count) => (count < 10 ? 32 : count < 100 ? 40 : count < 1000 ? 48 : 56);
 
+const STACK_GAP = 44; // px: pins nearer than this on screen are one stack (their thumb-sized targets would overlap)
+const MAX_ZOOM = 19;
+
+/** The notes as the pins they make: notes whose pins would overlap on screen share a stack at
+ *  their middle, merged again until no two stacks or pins overlap (each keeps the order given). */
+export function stacks(posts, project) {
+  let groups = posts.map((post, index) => ({ lat: post.lat, lon: post.lon, members: [[index, post]] }));
+  for (let round = 0; round < 10; round += 1) {
+    const placed = [];
+    const cells = new Map(); // a grid of STACK_GAP squares: a group looks at its neighbours only
+    for (const group of groups) {
+      const point = project(group);
+      const cx = Math.floor(point.x / STACK_GAP), cy = Math.floor(point.y / STACK_GAP);
+      let near = null;
+      for (let dx = -1; dx <= 1 && !near; dx += 1) {
+        for (let dy = -1; dy <= 1 && !near; dy += 1) {
+          near = (cells.get(`${cx + dx},${cy + dy}`) ?? [])
+            .find((other) => Math.abs(other.point.x - point.x) < STACK_GAP && Math.abs(other.point.y - point.y) < STACK_GAP) ?? null;
+        }
+      }
+      if (near) {
+        const total = near.members.length + group.members.length;
+        near.lat = (near.lat * near.members.length + group.lat * group.members.length) / total;
+        near.lon = (near.lon * near.members.length + group.lon * group.members.length) / total;
+        near.members.push(...group.members);
+        continue;
+      }
+      const kept = { ...group, members: [...group.members], point };
+      placed.push(kept);
+      const key = `${cx},${cy}`;
+      cells.set(key, [...(cells.get(key) ?? []), kept]);
+    }
+    const settled = placed.length === groups.length;
+    groups = placed;
+    if (settled) break;
+  }
+  return groups.map((group) => ({
+    lat: group.lat, lon: group.lon, posts: group.members.sort((a, b) => a[0] - b[0]).map(([, post]) => post),
+  }));
+}
+
+/** A stack of notes too close to tell apart: a tap zooms in while that parts them, and at the
+ *  closest zoom that cannot opens them as a list. */
+function stackMarker({ lat, lon, posts }) {
+  const size = Math.max(STACK_GAP, clusterSize(posts.length));
+  const icon = L.divIcon({ className: "cluster stack", html: "", iconSize: [size, size] });
+  const marker = L.marker([lat, lon], { icon, keyboard: false });
+  posts.forEach(remember);
+  const bounds = L.latLngBounds(posts.map((post) => [post.lat, post.lon]));
+  const corners = [map.project(bounds.getSouthWest(), MAX_ZOOM), map.project(bounds.getNorthEast(), MAX_ZOOM)];
+  const parts = Math.abs(corners[0].x - corners[1].x) >= STACK_GAP || Math.abs(corners[0].y - corners[1].y) >= STACK_GAP;
+  const zooms = parts && map.getZoom() < MAX_ZOOM;
+  if (!zooms) {
+    marker.bindPopup(() => {
+      const content = document.createElement("div");
+      content.className = "popup stack-list";
+      const heading = document.createElement("p");
+      heading.className = "stack-heading";
+      heading.textContent = t("map.stackHere", { count: posts.length });
+      const list = document.createElement("ul");
+      for (const post of posts) {
+        const item = document.createElement("li");
+        const current = knownPost(post.id) ?? post;
+        item.dataset.id = String(post.id);
+        item.append(noteContent(current), noteActions(current));
+        list.append(item);
+      }
+      content.append(heading, list);
+      return content;
+    }, { maxWidth: 300 });
+  }
+  const press = () => {
+    if (zooms) map.fitBounds(bounds, { padding: [STACK_GAP * 2, STACK_GAP * 2], maxZoom: MAX_ZOOM });
+    else marker.openPopup();
+  };
+  marker.on("add", () => {
+    const element = marker.getElement();
+    // The count stands on the stack's edge, where the person's own dot (drawn above) cannot hide it.
+    const count = document.createElement("span");
+    count.className = "stack-count";
+    count.textContent = number(posts.length);
+    element.replaceChildren(count);
+    element.dataset.ids = posts.map((post) => post.id).join(",");
+    keyboardButton(element, t(zooms ? "map.stackLabel" : "map.stackListLabel", { count: posts.length }), () => {
+      press();
+      // The focus goes to the first note or stack where this one was, or into its list.
+      if (zooms) map.once("moveend", () => afterLoad(() => focusNearest({ lat, lon })));
+      else setTimeout(() => marker.getPopup()?.getElement()?.querySelector("button")?.focus(), 50);
+    });
+  });
+  if (zooms) marker.on("click", press);
+  for (const post of posts) markers.set(post.id, marker);
+  return marker;
+}
+
 /** Clusters whose circles would overlap on screen are merged (counts summed, centroids weighted),
  *  biggest first, so no count hides behind another at any zoom. */
 export function mergeOverlapping(clusters, project) {
@@ -120,7 +216,7 @@ function clusterMarker(cluster) {
   const size = clusterSize(cluster.count);
   const icon = L.divIcon({ className: "cluster", html: "", iconSize: [size, size] });
   const marker = L.marker([cluster.lat, cluster.lon], { icon, keyboard: false });
-  const zoomIn = () => map.setView([cluster.lat, cluster.lon], Math.min(map.getZoom() + 3, 19));
+  const zoomIn = () => map.setView([cluster.lat, cluster.lon], Math.min(map.getZoom() + 3, MAX_ZOOM));
   marker.on("add", () => {
     const element = marker.getElement();
     element.textContent = cluster.count > 9999 ? `${number(Math.round(cluster.count / 1000))}k` : number(cluster.count);
@@ -171,9 +267,13 @@ export async function loadMap() {
       if (request !== generation) return;
       layer.clearLayers();
       markers.clear();
-      for (const post of page.posts) {
-        const marker = noteMarker(post);
-        markers.set(post.id, marker);
+      for (const stack of stacks(page.posts, (at) => map.latLngToLayerPoint([at.lat, at.lon]))) {
+        if (stack.posts.length > 1) {
+          layer.addLayer(stackMarker(stack));
+          continue;
+        }
+        const marker = noteMarker(stack.posts[0]);
+        markers.set(stack.posts[0].id, marker);
         layer.addLayer(marker);
       }
       if (state.view === "map") announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
@@ -232,7 +332,7 @@ function placeShape(place) {
     element.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" && event.key !== " ") return;
       event.preventDefault();
-      map.fitBounds(shape.getBounds(), { padding: [24, 24], maxZoom: 19 });
+      map.fitBounds(shape.getBounds(), { padding: [24, 24], maxZoom: MAX_ZOOM });
       announce(t("map.placeShown", { name: place.name }));
     });
   });
@@ -258,6 +358,16 @@ export function addToMap(post) {
   if (!map || !passesFilters(post)) return;
   if (map.getZoom() >= NOTES_FROM_ZOOM) {
     if (markers.has(post.id) || !map.getBounds().contains([post.lat, post.lon])) return;
+    // A note landing on another's pin joins a stack: the notes are drawn again.
+    const point = map.latLngToLayerPoint([post.lat, post.lon]);
+    const crowded = [...new Set(markers.values())].some((other) => {
+      const at = map.latLngToLayerPoint(other.getLatLng());
+      return Math.abs(at.x - point.x) < STACK_GAP && Math.abs(at.y - point.y) < STACK_GAP;
+    });
+    if (crowded) {
+      scheduleReload();
+      return;
+    }
     const marker = noteMarker(post);
     markers.set(post.id, marker);
     layer.addLayer(marker);
@@ -269,7 +379,9 @@ export function addToMap(post) {
 export function removeFromMap(id) {
   if (!map) return;
   const marker = markers.get(id);
-  if (marker) {
+  if (marker && marker.getElement()?.dataset.ids) {
+    scheduleReload(); // one of a stack: the stack is drawn again without it
+  } else if (marker) {
     layer.removeLayer(marker);
     markers.delete(id);
   } else {
@@ -369,7 +481,7 @@ export async function setUpMap(onMoved) {
   }
   const center = state.lat !== null ? [state.lat, state.lon] : [20, 0];
   map = L.map(container, { worldCopyJump: true }).setView(center, state.zoom ?? (state.lat !== null ? 16 : 2));
-  L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: 19 }).addTo(map);
+  L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: MAX_ZOOM }).addTo(map);
   map.attributionControl.setPrefix(false); // Leaflet's own link adds nothing for people, and a flag icon
   onLocated(centreOnPerson);
   map.createPane("places").style.zIndex = "350"; // under the notes (the overlay pane is 400)
@@ -378,9 +490,22 @@ export async function setUpMap(onMoved) {
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
   update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
+  // A popup that pans the map into view must not be closed by the reload that pan would start:
+  // the notes are drawn again once it closes.
+  let popupOpen = false;
+  let movedUnderPopup = false;
+  map.on("popupopen", () => { popupOpen = true; });
+  map.on("popupclose", () => {
+    popupOpen = false;
+    if (movedUnderPopup) {
+      movedUnderPopup = false;
+      loadMap();
+    }
+  });
   map.on("moveend", () => {
     update({ zoom: map.getZoom() });
-    loadMap();
+    if (popupOpen) movedUnderPopup = true;
+    else loadMap();
     loadPlaces();
     onMoved();
   });

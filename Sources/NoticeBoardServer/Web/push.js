@@ -79,6 +79,16 @@ function busy(value) {
   box.setAttribute("aria-busy", String(value));
 }
 
+/** A browser step that may never answer (its push service out of reach): given up after `ms`. */
+const PUSH_STEP_TIMEOUT = 15_000;
+function within(promise, ms = PUSH_STEP_TIMEOUT) {
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new DOMException("the browser did not answer", "TimeoutError")), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 function applicationServerKey(base64url) {
   const text = base64url.replace(/-/g, "+").replace(/_/g, "/") + "=".repeat((4 - (base64url.length % 4)) % 4);
   return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
@@ -116,11 +126,11 @@ async function turnOn() {
       showProblem(permission === "denied" ? "notify.denied" : "notify.notAllowed");
       return;
     }
-    const registration = await navigator.serviceWorker.register("/sw.js");
-    await navigator.serviceWorker.ready;
+    const registration = await within(navigator.serviceWorker.register("/sw.js"));
+    await within(navigator.serviceWorker.ready);
     const { publicKey } = await getJSON("/api/v1/push/key");
     const key = applicationServerKey(publicKey);
-    subscription = await registration.pushManager.getSubscription();
+    subscription = await within(registration.pushManager.getSubscription());
     const sameKey = (existing) => {
       const used = existing.options?.applicationServerKey;
       if (!used) return true;
@@ -132,7 +142,7 @@ async function turnOn() {
       subscription = null;
     }
     if (!subscription) {
-      subscription = await registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key });
+      subscription = await within(registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
       made = true;
     }
     const tags = [...state.tags];
@@ -148,6 +158,7 @@ async function turnOn() {
     if (made) subscription?.unsubscribe().catch(() => {});
     if (error?.status) showProblem(null, humanError(error));
     else if (error?.name === "NotAllowedError") showProblem("notify.denied");
+    else if (error?.name === "TimeoutError") showProblem("notify.noAnswer");
     else if (error instanceof TypeError) showProblem(null, humanError(error));
     else showProblem("notify.failed");
   } finally {

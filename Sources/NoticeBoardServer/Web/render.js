@@ -1,16 +1,16 @@
 // How a note looks wherever it is shown. Messages are always text (textContent), never HTML;
 // times are relative ("5 min ago", the full date on hover and in `datetime`), distances and
 // compass words in the page's language, and the message carries the `lang` its script suggests.
-import { compassWord, dateTimeText, distanceText, markLanguage, relativeTime, t, language } from "./i18n.js";
+import { compassWord, dateTimeText, distanceText, hasText, markLanguage, relativeTime, t, language } from "./i18n.js";
 
 export function dateTime(text) {
   return dateTimeText(text);
 }
 
-/** A tag as shown: as stored, in every language (it is what the URL and the filters name; "美食"
- *  is a tag of its own, so translating "food" to it would make two chips alike). */
+/** A tag as shown: a preset tag in the page's language with its stored name beside it ("美食 ·
+ *  food": "美食" alone could be a tag of its own), any other tag as stored. */
 export function tagName(tag) {
-  return tag;
+  return hasText(`tag.${tag}`) ? t(`tag.${tag}`) : tag;
 }
 
 /** A <time> saying how long ago, with the full date and time as its title. */

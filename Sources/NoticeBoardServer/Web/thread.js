@@ -25,6 +25,14 @@ const replyError = document.getElementById("reply-error");
 const pastNote = document.getElementById("thread-past");
 const sendButton = document.getElementById("reply-send");
 
+// What each line says, as a function of the page's language, so a new language says it again.
+const said = new Map(); // element → () => text
+function say(element, words) {
+  if (words) said.set(element, words);
+  else said.delete(element);
+  element.textContent = words ? words() : "";
+}
+
 let current = null; // {id, cursor, shown: Set of reply ids, opener, loading}
 let generation = 0;
 
@@ -34,6 +42,7 @@ function replyItem(reply) {
   const item = document.createElement("li");
   item.className = "reply";
   item.dataset.id = String(reply.id);
+  item.reply = reply; // drawn again in another language
   if (reply.mine !== undefined) item.dataset.mine = String(reply.mine);
   const meta = document.createElement("p");
   meta.className = "reply-meta";
@@ -96,7 +105,7 @@ async function loadReplies() {
   const { id } = current;
   current.loading = true;
   more.disabled = true;
-  loadError.textContent = "";
+  say(loadError, null);
   try {
     const page = await getJSON(`/api/v1/posts/${id}/replies`, { limit: PAGE, cursor: current.cursor });
     if (request !== generation || current?.id !== id) return;
@@ -107,7 +116,7 @@ async function loadReplies() {
   } catch (error) {
     if (request !== generation || current?.id !== id) return;
     current.loading = false;
-    loadError.textContent = failure(id, error, "requests");
+    say(loadError, () => failure(id, error, "requests"));
     if (error.status === 404) noteGone();
   } finally {
     if (request === generation && current?.id === id) {
@@ -153,8 +162,8 @@ export function openThread(post, opener) {
   list.replaceChildren();
   empty.hidden = true;
   more.hidden = true;
-  loadError.textContent = "";
-  replyError.textContent = "";
+  say(loadError, null);
+  say(replyError, null);
   box.removeAttribute("aria-invalid");
   form.hidden = inThePast();
   pastNote.hidden = !inThePast();
@@ -266,18 +275,19 @@ export function replyGone(removal) {
 /** A note that left the board (hidden, deleted, expired): its open thread says so. */
 export function threadNoteGone(id) {
   if (!current || current.id !== id) return;
-  loadError.textContent = t("error.notFound");
+  say(loadError, () => t("error.notFound"));
   noteGone();
 }
 
 async function sendReply(event) {
   event.preventDefault();
   if (!current) return;
-  replyError.textContent = "";
+  say(replyError, null);
+  say(document.getElementById("thread-status"), null); // an earlier "Reply posted." must not stand beside this attempt's outcome
   box.removeAttribute("aria-invalid");
   const count = countScalars(box.value);
   if (count === 0 || count > 2000) {
-    replyError.textContent = count === 0 ? t("compose.empty") : t("error.field.reply");
+    say(replyError, count === 0 ? () => t("compose.empty") : () => t("error.field.reply"));
     box.setAttribute("aria-invalid", "true");
     box.focus();
     return;
@@ -292,16 +302,16 @@ async function sendReply(event) {
     if (current?.id === id) {
       addReplies([reply], { fresh: true });
       list.querySelector(`[data-id="${reply.id}"]`)?.scrollIntoView({ block: "nearest" });
-      replyError.textContent = "";
-      document.getElementById("thread-status").textContent = t("thread.posted");
+      say(replyError, null);
+      say(document.getElementById("thread-status"), () => t("thread.posted"));
     }
   } catch (error) {
     if (error.field === "message") {
-      replyError.textContent = t("error.field.reply");
+      say(replyError, () => t("error.field.reply"));
       box.setAttribute("aria-invalid", "true");
       box.focus();
     } else {
-      replyError.textContent = error.status === 429 ? humanError(error, "posts") : failure(id, error, "requests");
+      say(replyError, error.status === 429 ? () => humanError(error, "posts") : () => failure(id, error, "requests"));
       if (error.status === 404) noteGone();
     }
   } finally {
@@ -325,12 +335,19 @@ export function setUpThread() {
     const known = knownPost(current.id);
     if (known) noteBox.querySelector(".note-title")?.replaceWith(noteContent(known, known.distance !== undefined ? known : undefined).firstChild);
     if (inThePast()) pastNote.querySelector("span").textContent = pastLine();
+    for (const item of list.querySelectorAll("li[data-id]")) {
+      if (!item.reply) continue;
+      const again = replyItem(item.reply);
+      again.className = item.className;
+      item.replaceWith(again);
+    }
+    for (const [element, words] of said) element.textContent = words();
     refreshTimes(dialog);
   });
   more.addEventListener("click", loadReplies);
   box.addEventListener("input", () => {
     showCounter();
-    document.getElementById("thread-status").textContent = "";
+    say(document.getElementById("thread-status"), null);
   });
   form.addEventListener("submit", sendReply);
   document.getElementById("thread-now").addEventListener("click", () => {
@@ -343,7 +360,7 @@ export function setUpThread() {
     const opener = current?.opener;
     current = null;
     generation += 1;
-    document.getElementById("thread-status").textContent = "";
+    say(document.getElementById("thread-status"), null);
     if (opener?.isConnected) opener.focus();
   });
   // A tap on the backdrop (outside the sheet) closes it, as people expect of a sheet.

@@ -66,6 +66,9 @@ export default {
   "map.countPlace": { other: "畫面中{place}內有 {count} 則留言。" },
   "map.countPlaceMore": { other: "畫面中{place}內有 {count}+ 則留言。" },
   "map.clusterLabel": { other: "這裡有 {count} 則留言：放大" },
+  "map.stackLabel": { other: "{count} 則留言靠得太近：放大查看" },
+  "map.stackListLabel": { other: "這個地點有 {count} 則留言：顯示全部" },
+  "map.stackHere": { other: "這個地點有 {count} 則留言" },
   "map.noteLabel": "{tag}留言：{message}",
   "map.placeLabel": { other: "{name}，{count} 則留言：顯示整個地點" },
   "map.placeShown": "{name}：在範圍內長按即可站在那裡。",
@@ -125,6 +128,7 @@ export default {
   "notify.notAllowed": "你沒有允許通知，所以沒有開啟。",
   "notify.noPosition": "請先設定位置，留言板才知道「這裡」是哪裡。",
   "notify.failed": "無法在這個瀏覽器開啟通知：請再試一次。",
+  "notify.noAnswer": "無法開啟通知：瀏覽器的推播服務沒有回應。請稍後再試。",
 
   "note.where": "{distance}，{direction}方",
   "note.until": "直到",

@@ -38,7 +38,7 @@ function renderSummary(stats) {
   $("#d-totals").replaceChildren(...TOTALS.map(([key, name]) => {
     const item = element("li", { className: key === "replies" || key === "likes" ? "quiet" : "" });
     item.dataset.key = key;
-    item.append(element("strong", { text: String(totals[key] ?? 0) }), ` ${t(`mod.total.${key}`)}`);
+    item.append(element("strong", { text: String(totals[key] ?? 0) }), ` ${t(`mod.total.${key}`, { count: totals[key] ?? 0 })}`);
     return item;
   }));
 }

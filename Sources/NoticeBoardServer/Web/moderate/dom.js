@@ -19,6 +19,13 @@ export function cell(text, className, label) {
   return td;
 }
 
+/** A note's or reply's status in words (the code kept as data-status). */
+export function statusCell(status) {
+  const td = cell(t(`mod.${status}`), "status", t("mod.status"));
+  td.dataset.status = status;
+  return td;
+}
+
 /**
  * A row of a table that becomes cards on a phone (class `cards`). Its roles are explicit: a
  * table shown as blocks keeps its rows and cells for screen readers.

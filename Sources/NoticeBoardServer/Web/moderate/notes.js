@@ -4,7 +4,7 @@
 // download what the filters find as CSV; open a note's replies beneath it, with the same actions
 // (replies.js). On a phone each row is a card (moderate.css).
 import { dateTimeText, t } from "../i18n.js";
-import { $, button, cardRow, cell, element } from "./dom.js";
+import { $, button, cardRow, cell, element, statusCell } from "./dom.js";
 import { announce as announceAnywhere, announcerFor, call, fetchBlob, showView } from "./desk.js";
 import { loadReplies, showRepliesOf } from "./replies.js";
 
@@ -76,7 +76,7 @@ function noteRow(post) {
   replies.setAttribute("aria-controls", `replies-of-${post.id}`);
   actions.append(replies);
   const row = cardRow([select, cell(String(post.id), "id", t("mod.id")), cell(dateTimeText(post.createdAt), "when", t("mod.when")),
-    cell(post.tag, "tag", t("mod.tag")), cell(post.message, "message"), cell(post.status, "status", t("mod.status")),
+    cell(post.tag, "tag", t("mod.tag")), cell(post.message, "message"), statusCell(post.status),
     cell(String(post.reportCount), "reports", t("mod.reports")), client, actions], post.status);
   row.dataset.id = String(post.id);
   if (focused?.id === post.id) row.classList.add("focused");

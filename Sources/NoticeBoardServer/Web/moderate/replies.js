@@ -4,7 +4,7 @@
 // there), and the view's Replies side, every reply newest first, filtered by note, status,
 // reports or client.
 import { dateTimeText, t } from "../i18n.js";
-import { $, button, cardRow, cell, element } from "./dom.js";
+import { $, button, cardRow, cell, element, statusCell } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
 import { askDeletion, openNote, setMode } from "./notes.js";
 
@@ -68,7 +68,7 @@ export function replyRow(reply, context) {
   }
   const cells = [cell(String(reply.id), "id", t("mod.reply")), cell(dateTimeText(reply.createdAt), "when", t("mod.when"))];
   if (context.withNote) cells.push(noteCell(reply));
-  cells.push(message, cell(reply.status, "status", t("mod.status")), cell(String(reply.reportCount), "reports", t("mod.reports")), client, actions);
+  cells.push(message, statusCell(reply.status), cell(String(reply.reportCount), "reports", t("mod.reports")), client, actions);
   const row = cardRow(cells, reply.status);
   row.dataset.replyId = String(reply.id);
   if (highlighted === reply.id) row.classList.add("focused");

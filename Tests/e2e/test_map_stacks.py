@@ -1,0 +1,98 @@
+"""Where notes are dense the map stays readable on a phone: at street zoom, notes whose pins would
+overlap share a stack with their count; no two pins or stacks overlap; together they hold exactly
+the notes the API has in view; a tap on a stack zooms in until the notes part, and notes at one
+spot (which never part) open as a list."""
+import datetime
+import random
+
+import pytest
+import requests
+from selenium.webdriver.common.by import By
+
+from pages import at_bearing, iso, js, screenshot, serious, serve_board, settle, wait_for
+
+SQUARE = (51.5136, -0.0985)  # a busy square
+SAME_SPOT = at_bearing(SQUARE, 90, 35)  # a noticeboard on a wall: five notes at one point
+STACK_GAP = 44  # px, as the page's map.js: thumb-sized targets never overlap
+
+
+def seed():
+    random.seed(19)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    rows = []
+    for number in range(150):
+        where = at_bearing(SQUARE, random.uniform(0, 360), random.uniform(0, 25))
+        rows.append({"lat": where[0], "lon": where[1], "message": f"Square note {number}", "tag": "food",
+                     "createdAt": iso(now - datetime.timedelta(minutes=number + 10))})
+    for number in range(5):
+        rows.append({"lat": SAME_SPOT[0], "lon": SAME_SPOT[1], "message": f"On the wall {number}", "tag": "lifestyle",
+                     "createdAt": iso(now - datetime.timedelta(minutes=number + 1))})
+    for number in range(4):
+        where = at_bearing(SQUARE, number * 90 + 45, 180)
+        rows.append({"lat": where[0], "lon": where[1], "message": f"Alone {number}", "tag": "food", "createdAt": iso(now)})
+    return rows
+
+
+@pytest.fixture(scope="module")
+def board():
+    yield from serve_board(seed())
+
+
+def drawn(driver):
+    """Every pin and stack on the map: its centre on screen and the note ids it stands for."""
+    return js(driver, """return [...document.querySelectorAll('.leaflet-marker-icon.note-marker, .leaflet-marker-icon.stack')].map((m) => {
+        const box = m.getBoundingClientRect();
+        const ids = m.dataset.ids ? m.dataset.ids.split(',').map(Number) : [Number(m.dataset.id)];
+        return {x: box.x + box.width / 2, y: box.y + box.height / 2, ids, stack: m.classList.contains('stack')};
+    });""")
+
+
+def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(board, browsers):
+    driver = browsers.start("phone", where=SQUARE)
+    driver.get(f"{board.url}/?view=map&lat={SQUARE[0]}&lon={SQUARE[1]}&zoom=16")
+    wait_for(driver, lambda d: any(marker["stack"] for marker in drawn(d)), message="stacks at street zoom")
+    settle(0.5)
+    markers = drawn(driver)
+    # No two pins or stacks overlap: each can be tapped.
+    for index, one in enumerate(markers):
+        for other in markers[index + 1:]:
+            assert abs(one["x"] - other["x"]) >= STACK_GAP - 1 or abs(one["y"] - other["y"]) >= STACK_GAP - 1, (one, other)
+    # Together they stand for exactly the notes in view (all of them: the square and the four alone
+    # 180 m away fit on the screen at this zoom), each once.
+    shown = [note for marker in markers for note in marker["ids"]]
+    assert len(shown) == len(set(shown))
+    every = {post["id"] for post in requests.get(board.url + "/api/v1/posts", params={
+        "bbox": f"{SQUARE[1] - 0.01},{SQUARE[0] - 0.01},{SQUARE[1] + 0.01},{SQUARE[0] + 0.01}", "limit": 500}, timeout=30).json()["posts"]}
+    assert len(every) == 159 and set(shown) == every, (len(shown), len(every))
+    stacks = [marker for marker in markers if marker["stack"]]
+    assert stacks and max(len(marker["ids"]) for marker in stacks) > 5
+    label = js(driver, "return document.querySelector('.leaflet-marker-icon.stack').getAttribute('aria-label')")
+    assert "zoom in" in label or "show" in label, label
+    assert serious(driver) == []
+    screenshot(driver, "map-phone-dense-stacks")
+
+    # A tap on the biggest stack zooms in, and its notes part into smaller stacks and pins.
+    biggest = max(stacks, key=lambda marker: len(marker["ids"]))
+    zoom = int(js(driver, "return Number(new URLSearchParams(location.search).get('zoom'))"))
+    element = js(driver, "return [...document.querySelectorAll('.leaflet-marker-icon.stack')].find((m) => m.dataset.ids === arguments[0])",
+                 ",".join(map(str, biggest["ids"])))
+    element.click()
+    wait_for(driver, lambda d: int(js(d, "return Number(new URLSearchParams(location.search).get('zoom'))")) > zoom, message="zoomed in")
+    wait_for(driver, lambda d: len(drawn(d)) > len(markers) // 4 and not any(m["ids"] == biggest["ids"] for m in drawn(d)),
+             message="the stack parted")
+
+    # Notes at one spot never part: at the closest zoom their stack opens as a list of all five.
+    driver.get(f"{board.url}/?view=map&lat={SAME_SPOT[0]}&lon={SAME_SPOT[1]}&zoom=19")
+    wall = wait_for(driver, lambda d: [m for m in drawn(d) if m["stack"] and len(m["ids"]) == 5], message="the wall's stack")[0]
+    element = js(driver, "return [...document.querySelectorAll('.leaflet-marker-icon.stack')].find((m) => m.dataset.ids === arguments[0])",
+                 ",".join(map(str, wall["ids"])))
+    assert "show" in element.get_attribute("aria-label")
+    element.click()
+    popup = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .stack-list"), message="the list")[0]
+    items = popup.find_elements(By.CSS_SELECTOR, "li[data-id]")
+    assert sorted(item.find_element(By.CSS_SELECTOR, ".message").text for item in items) == [f"On the wall {n}" for n in range(5)]
+    assert "5 notes at this spot" in popup.text
+    assert all(item.find_elements(By.CSS_SELECTOR, ".note-actions") for item in items)
+    settle(0.6)  # the popup fades in
+    assert serious(driver) == []
+    screenshot(driver, "map-phone-one-spot-list")
