@@ -142,7 +142,7 @@ export function setUpCompose(onPosted) {
       announce(posted());
       // Said beside the button too: on a phone the status line is scrolled away above.
       say(doneLine, posted);
-      doneLine.scrollIntoView({ block: "nearest" });
+      doneLine.scrollIntoView({ block: "center" });
       onPosted(post);
     } catch (error) {
       showError(error.field, () => humanError(error, "posts"));
