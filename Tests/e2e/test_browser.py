@@ -10,7 +10,7 @@ import time
 import pytest
 import requests
 from selenium import webdriver
-from selenium.common.exceptions import NoAlertPresentException, TimeoutException
+from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.chrome.service import Service as ChromeService
@@ -150,11 +150,14 @@ def open_on_map(driver, post_id):
         return document.querySelector(`.note-marker[data-id="${id}"]`)
             || [...document.querySelectorAll('.leaflet-marker-icon.stack')].find((m) => m.dataset.ids.split(',').includes(id)) || null;"""
     zoom = lambda d: int(d.execute_script("return Number(new URLSearchParams(location.search).get('zoom'))"))
-    for _ in range(6):
-        found = wait_for(driver, lambda d: d.execute_script(find, post_id), message="the note on the map")
-        zooms = "stack" in found.get_attribute("class") and "zoom in" in found.get_attribute("aria-label")
-        before = zoom(driver)
-        found.click()
+    for _ in range(12):
+        try:
+            found = wait_for(driver, lambda d: d.execute_script(find, post_id), message="the note on the map")
+            zooms = "stack" in found.get_attribute("class") and "zoom in" in found.get_attribute("aria-label")
+            before = zoom(driver)
+            found.click()
+        except StaleElementReferenceException:
+            continue  # the map redrew its markers (a live event or a reload) between finding and tapping
         if not zooms:
             return wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"), message="the popup")[0]
         wait_for(driver, lambda d: zoom(d) > before, message="the stack zoomed in")

@@ -33,9 +33,12 @@ def seed():
     return rows
 
 
+MODERATOR = ("mod", "stack-moderator-password")
+
+
 @pytest.fixture(scope="module")
 def board():
-    yield from serve_board(seed())
+    yield from serve_board(seed(), moderator=MODERATOR)
 
 
 def drawn(driver):
@@ -96,3 +99,21 @@ def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(boa
     settle(0.6)  # the popup fades in
     assert serious(driver) == []
     screenshot(driver, "map-phone-one-spot-list")
+
+    # The list stays open while a note arrives nearby (the stack is drawn again only once it closes),
+    # and a note hidden meanwhile leaves the open list at once.
+    arrived = requests.post(board.url + "/api/v1/posts", json={"lat": SAME_SPOT[0], "lon": SAME_SPOT[1], "message": "Just pinned",
+                                                               "tag": "lifestyle"}, timeout=30)
+    assert arrived.status_code == 201, arrived.text
+    token = requests.post(board.url + "/api/v1/auth/token", json={"username": MODERATOR[0], "password": MODERATOR[1]},
+                          timeout=30).json()["token"]
+    hidden_id = int(items[0].get_attribute("data-id"))
+    hidden = requests.post(f"{board.url}/api/v1/moderation/posts/{hidden_id}/hide", json={"reason": "abuse"},
+                           headers={"Authorization": f"Bearer {token}"}, timeout=30)
+    assert hidden.status_code == 200, hidden.text
+    wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, f'.stack-list li[data-id="{hidden_id}"]'), message="the hidden note leaves the list")
+    settle(1.5)  # longer than the page's redraw delay after a live note
+    assert len(driver.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .stack-list li[data-id]")) == 4, "the list is still open"
+    driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-close-button").click()
+    wait_for(driver, lambda d: [m for m in drawn(d) if m["stack"] and hidden_id not in m["ids"] and arrived.json()["id"] in m["ids"]
+                                and len(m["ids"]) == 5], message="the stack drawn again: the new note in, the hidden one out")

@@ -380,7 +380,9 @@ export function removeFromMap(id) {
   if (!map) return;
   const marker = markers.get(id);
   if (marker && marker.getElement()?.dataset.ids) {
-    scheduleReload(); // one of a stack: the stack is drawn again without it
+    // One of a stack: it leaves an open list at once, and the stack is drawn again without it.
+    marker.getPopup()?.getElement()?.querySelector(`li[data-id="${id}"]`)?.remove();
+    scheduleReload();
   } else if (marker) {
     layer.removeLayer(marker);
     markers.delete(id);
@@ -389,10 +391,19 @@ export function removeFromMap(id) {
   }
 }
 
+// A popup being read is not closed under the reader by a redraw that a pan or a live note
+// would start: the notes are drawn again once it closes.
+let popupOpen = false;
+let reloadWhenPopupCloses = false;
+function reloadUnlessReading() {
+  if (popupOpen) reloadWhenPopupCloses = true;
+  else loadMap();
+}
+
 let reloadTimer = null;
 function scheduleReload() {
   clearTimeout(reloadTimer);
-  reloadTimer = setTimeout(loadMap, 500);
+  reloadTimer = setTimeout(reloadUnlessReading, 500);
 }
 
 function showHere() {
@@ -490,22 +501,17 @@ export async function setUpMap(onMoved) {
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
   update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
-  // A popup that pans the map into view must not be closed by the reload that pan would start:
-  // the notes are drawn again once it closes.
-  let popupOpen = false;
-  let movedUnderPopup = false;
   map.on("popupopen", () => { popupOpen = true; });
   map.on("popupclose", () => {
     popupOpen = false;
-    if (movedUnderPopup) {
-      movedUnderPopup = false;
+    if (reloadWhenPopupCloses) {
+      reloadWhenPopupCloses = false;
       loadMap();
     }
   });
   map.on("moveend", () => {
     update({ zoom: map.getZoom() });
-    if (popupOpen) movedUnderPopup = true;
-    else loadMap();
+    reloadUnlessReading();
     loadPlaces();
     onMoved();
   });
