@@ -67,7 +67,7 @@ import Testing
             let session = try await Self.login(http).decoded(TokenBody.self)
             #expect(session.token.count >= 43 && Timestamp.parseCeilingMilliseconds(session.expiresAt) != nil)
             let endpoints: [(HTTPRequest.Method, String)] = [
-                (.get, "/api/v1/moderation/posts"), (.post, "/api/v1/moderation/posts/1/hide"),
+                (.get, "/api/v1/moderation/posts"), (.get, "/api/v1/moderation/posts/1"), (.post, "/api/v1/moderation/posts/1/hide"),
                 (.post, "/api/v1/moderation/posts/1/restore"), (.delete, "/api/v1/moderation/posts/1"), (.get, "/api/v1/moderation/audit"),
             ]
             for (method, uri) in endpoints {
@@ -99,6 +99,9 @@ import Testing
             #expect(hidden.status == .ok)
             #expect(try hidden.decoded(ModeratedBody.self).status == "hidden")
             #expect(try await http.get("/api/v1/posts/\(post.id)").status == .notFound)
+            // Moderators still read it by its id, with its status.
+            let one = try await http.execute(uri: "/api/v1/moderation/posts/\(post.id)", method: .get, headers: Self.bearer(token)).decoded(ModeratedBody.self)
+            #expect(one.id == post.id && one.status == "hidden" && one.message == "abuse")
             #expect(try await http.get(nearby).decoded(PageBody.self).posts.map(\.id) == [keep.id])
             #expect(try await http.get("/api/v1/posts").decoded(PageBody.self).posts.map(\.id) == [keep.id])
             #expect(board.postCount == 1)
@@ -119,8 +122,15 @@ import Testing
             #expect(audit.entries.map(\.action) == ["delete", "restore", "hide"])
             #expect(audit.entries.allSatisfy { $0.actor == "mod" && $0.postId == post.id })
             #expect(audit.entries.map(\.reason) == ["illegal", nil, "spam"])
+            let erased = try await http.execute(uri: "/api/v1/moderation/posts/\(post.id)", method: .get, headers: Self.bearer(token)).decoded(ModeratedBody.self)
+            #expect(erased.status == "deleted" && erased.message == "")
             let unknown = try await http.execute(uri: "/api/v1/moderation/posts/99999/hide", method: .post, headers: Self.bearer(token), body: ByteBuffer(string: #"{"reason":"x"}"#))
             #expect(unknown.status == .notFound)
+            for missing in ["99999", "0", "abc", "99999999999999999999"] {
+                let response = try await http.execute(uri: "/api/v1/moderation/posts/\(missing)", method: .get, headers: Self.bearer(token))
+                #expect(response.status == .notFound, "\(missing)")
+                #expect(try response.decoded(ErrorBody.self).error.code == "not_found")
+            }
         }
     }
 

@@ -179,6 +179,10 @@ def test_post_through_the_form_then_see_the_marker_and_the_list_entry(board, bro
     driver.find_element(By.ID, "post-button").click()
     wait_for(driver, lambda d: "Posted your canteen note" in d.find_element(By.ID, "status").text)
     created = [post for post in board.get("/api/v1/posts?tag=canteen").json()["posts"]]
+    # The form starts fresh for the next note: no message, no typed tag, the first tag chosen.
+    assert driver.find_element(By.ID, "message").get_attribute("value") == ""
+    assert driver.find_element(By.ID, "custom-tag").get_attribute("value") == ""
+    assert driver.find_element(By.CSS_SELECTOR, "#compose-tags input[name=tag]:checked").get_attribute("value") == "food"
     assert [post["message"] for post in created] == [message]
     post_id = created[0]["id"]
 

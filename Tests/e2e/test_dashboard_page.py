@@ -10,6 +10,7 @@ import datetime
 import io
 import json
 import math
+import re
 import os
 import shutil
 import subprocess
@@ -22,6 +23,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
 from accessibility import axe_violations
+from pages import set_language
 from conftest import BINARY, Server, stop_and_clean
 from test_browser import HERE, METRES_PER_DEGREE, SCREENSHOTS, browser_factory, iso, wait_for  # noqa: F401 (fixture)
 
@@ -326,6 +328,12 @@ def test_the_dashboard_draws_every_chart_from_the_seeded_data(desk, browser_fact
     cells = drawn["cells"]
     busiest = cells[0]
     assert abs(busiest["lat"] - HERE[0]) < 0.01 and abs(busiest["lon"] - HERE[1]) < 0.01, busiest  # most notes are at HERE
+    # The legend says the cells' size in the page's language, unit and all.
+    legend = lambda d: d.find_element(By.ID, "d-map-legend").text
+    assert re.search(r"about [\d.]+ k?m across", legend(driver)), legend(driver)
+    set_language(driver, "zh-Hans")
+    wait_for(driver, lambda d: re.search(r"约 [\d.]+ ?(公里|米) 宽", legend(d)), message=f"the legend in Chinese: {legend(driver)}")
+    set_language(driver, "en")
 
     # The reported queue: most reported first, with the counts.
     queue = driver.execute_script("""return [...document.querySelectorAll('#report-queue li')].map((li) =>

@@ -9,7 +9,7 @@ import pytest
 import requests
 from selenium.webdriver.common.by import By
 
-from pages import at_bearing, iso, js, screenshot, serious, serve_board, settle, wait_for
+from pages import at_bearing, iso, js, screenshot, serious, serve_board, settle, start_board, stop_board, wait_for
 
 SQUARE = (51.5136, -0.0985)  # a busy square
 SAME_SPOT = at_bearing(SQUARE, 90, 35)  # a noticeboard on a wall: five notes at one point
@@ -72,6 +72,10 @@ def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(boa
     label = js(driver, "return document.querySelector('.leaflet-marker-icon.stack').getAttribute('aria-label')")
     assert "zoom in" in label or "show" in label, label
     assert serious(driver) == []
+    # This board's tile server answers 404: the map says so instead of passing for a blank place.
+    notice = driver.find_element(By.ID, "map-tiles-problem")
+    wait_for(driver, lambda d: notice.is_displayed(), message="the tiles' failure said")
+    assert notice.text == "The map's streets could not load: the notes are still in their places."
     screenshot(driver, "map-phone-dense-stacks")
 
     # A tap on the biggest stack zooms in, and its notes part into smaller stacks and pins.
@@ -117,3 +121,16 @@ def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(boa
     driver.find_element(By.CSS_SELECTOR, ".leaflet-popup-close-button").click()
     wait_for(driver, lambda d: [m for m in drawn(d) if m["stack"] and hidden_id not in m["ids"] and arrived.json()["id"] in m["ids"]
                                 and len(m["ids"]) == 5], message="the stack drawn again: the new note in, the hidden one out")
+
+
+def test_no_tile_notice_when_the_tiles_load(browsers):
+    # The page's own icon stands in for a tile server that answers.
+    server, data_dir = start_board(seed()[:4], extra=("--tile-url", "/favicon.svg?{z}/{x}/{y}"))
+    try:
+        driver = browsers.start("phone", where=SQUARE)
+        driver.get(f"{server.url}/?view=map&lat={SQUARE[0]}&lon={SQUARE[1]}&zoom=16")
+        wait_for(driver, lambda d: js(d, "return document.querySelectorAll('.leaflet-tile-loaded').length") > 4, message="tiles loaded")
+        settle(0.5)
+        assert not driver.find_element(By.ID, "map-tiles-problem").is_displayed()
+    finally:
+        stop_board(server, data_dir)

@@ -124,6 +124,15 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
     assert [cell.text for cell in cells] == ["Deleted", "Restored", "Restored", "Restored", "Hidden", "Hidden", "Hidden"]
     assert all(row.find_elements(By.TAG_NAME, "td")[1].text == "alice" for row in driver.find_elements(By.CSS_SELECTOR, "#audit-table tbody tr"))
     screenshot(driver, "moderation-audit")
+    # An entry's note opens in Notes whatever its status (the deleted spam here), read by its id
+    # from the moderation API: no request the server answers with 404.
+    driver.get_log("browser")  # what was logged so far is not this step's
+    driver.find_element(By.CSS_SELECTOR, f'#audit-table button[aria-label="Show note {spam_id}"]').click()
+    wait_for(driver, lambda d: d.find_element(By.ID, "view-notes").is_displayed() and d.execute_script(
+        "return [...document.querySelectorAll('#notes-table tbody tr')].map((row) => row.dataset.id)") == [str(spam_id)],
+        message="the deleted note alone in Notes")
+    assert row_status(driver, "") == "deleted"
+    assert [entry["message"] for entry in driver.get_log("browser") if "404" in entry["message"]] == []
 
     # Beacons: type one in, place it by clicking the map, save; it is listed and public.
     driver.find_element(By.ID, "tab-beacons").click()

@@ -66,6 +66,8 @@ def test_post_a_note_with_a_chosen_tag_by_keyboard(board, browsers):
     driver = browsers.start("desktop", where=HERE)
     driver.get(f"{board.url}/?view=post&lat={HERE[0]}&lon={HERE[1]}")
     wait_for(driver, lambda d: "set by hand" in d.find_element(By.ID, "compose-where").text or "link" in d.find_element(By.ID, "compose-where").text)
+    # A desktop (a fine pointer) is told the keys; a touch phone is not (test_page_phone).
+    assert js(driver, "return [...document.querySelectorAll('.keys-hint')].map((e) => getComputedStyle(e).display)") == ["block", "inline"]
     tab_to(driver, lambda e: e["id"] == "message")
     assert ring_visible(driver)
     press(driver, "Typed with the keys alone")

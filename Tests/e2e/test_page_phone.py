@@ -237,6 +237,8 @@ def test_empty_states_say_whether_the_place_or_the_filter_is_empty(board, browse
     wait_for(driver, lambda d: d.find_element(By.ID, "list-empty").is_displayed())
     assert driver.find_element(By.ID, "list-empty-text").text == "No notes within 200 m yet: leave the first."
     assert driver.find_element(By.ID, "list-post-first").is_displayed() and not driver.find_element(By.ID, "list-clear-filters").is_displayed()
+    # Where there are no notes, no tag is offered to filter by (once counted: a row of "0" is noise).
+    wait_for(driver, lambda d: js(d, "return document.querySelectorAll('#tag-chips button').length") == 0, message="no empty tag chips")
     screenshot(driver, "phone-empty-place")
     driver.find_element(By.ID, "tab-look").click()
     wait_for(driver, lambda d: d.find_element(By.ID, "look-empty").text == "No notes within 200 m yet: post the first one here.")
@@ -246,6 +248,9 @@ def test_empty_states_say_whether_the_place_or_the_filter_is_empty(board, browse
     wait_for(driver, lambda d: d.find_element(By.ID, "list-empty").is_displayed())
     assert "match these filters" in driver.find_element(By.ID, "list-empty-text").text
     assert "match these filters" in status(driver)
+    # The chosen tag stays offered, with its 0, so it can be unchosen; the others have notes here.
+    chips = wait_for(driver, lambda d: js(d, "return [...document.querySelectorAll('#tag-chips button .count')].map(c => [c.parentElement.dataset.tag, c.textContent])"))
+    assert ["sports", "0"] in chips and all(count != "0" for tag, count in chips if tag != "sports"), chips
     screenshot(driver, "phone-empty-filtered")
     driver.find_element(By.ID, "list-clear-filters").click()
     wait_for(driver, lambda d: len(list_messages(d)) >= 30 and "tag=" not in d.current_url)
@@ -333,10 +338,14 @@ def test_tag_counts_for_the_area_chips_from_the_url_presets_and_keyboard_time(bo
     bbox = driver.execute_async_script("const done = arguments[arguments.length - 1]; import('/map.js').then((m) => done(m.currentBBox()));")
     counts = {item["tag"]: item["count"] for item in requests.get(board.url + "/api/v1/tags", params={"bbox": bbox}, timeout=30).json()["tags"]}
     assert 0 < sum(counts.values()) < 3000  # the campus in view, not the whole world
-    for tag, _, shown in chips:
+    for tag, pressed, shown in chips:
         assert int(shown.replace(",", "")) == counts.get(tag, 0), (tag, shown, counts)
+        assert pressed == "true" or counts.get(tag, 0) > 0, "a tag with no notes here is not offered"
 
     driver.find_element(By.ID, "filters-toggle").click()
+    # Keyboard hints are for keyboards: a touch phone is not shown them.
+    assert not driver.find_element(By.ID, "range-keys").is_displayed()
+    assert js(driver, "return [...document.querySelectorAll('.keys-hint')].map((e) => getComputedStyle(e).display)") == ["none", "none"]
     driver.find_element(By.CSS_SELECTOR, '[data-preset="week"]').click()
     pressed = js(driver, "return [...document.querySelectorAll('[data-preset]')].map(b => [b.dataset.preset, b.getAttribute('aria-pressed')])")
     assert pressed == [["today", "false"], ["week", "true"], ["month", "false"], ["all", "false"]]

@@ -201,16 +201,21 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
     wait_for(phone, lambda d: sorted(list_messages(d)) == sorted(INSIDE + ["Chips are back"]), message="only the notes inside the place")
     assert toggle.is_selected() and "place=canteen" in phone.current_url
     assert server.get("/api/v1/places/canteen").json()["postCount"] == len(INSIDE) + 1
-    wait_for(phone, lambda d: d.find_element(By.CSS_SELECTOR, '#tag-chips button[data-tag="lifestyle"] .count').text == "0",
-             message="tag counts for the place only")
+    # Only the place's tags are offered: lifestyle's one note is outside it, and a chip with none is left out.
+    wait_for(phone, lambda d: not d.find_elements(By.CSS_SELECTOR, '#tag-chips button[data-tag="lifestyle"]')
+             and d.find_elements(By.CSS_SELECTOR, '#tag-chips button .count'), message="tag counts for the place only")
     screenshot(phone, "places-phone-list")
     violations = axe_violations(phone)
     assert violations == [], violations
 
-    # A filter that leaves nothing says so, naming the place.
-    click_chip(phone, "lifestyle")
-    wait_for(phone, lambda d: list_messages(d) == [] and "No notes in Canteen" in status(d), message="an honest empty list")
-    assert "match these filters" in status(phone)
+    # A filter that leaves nothing (a shared link's tag) says so, naming the place; the chosen tag
+    # stays offered, with its 0, so it can be unchosen.
+    phone.get(phone.current_url + "&tag=lifestyle")
+    empty = lambda d: d.find_element(By.ID, "list-empty-text").text
+    wait_for(phone, lambda d: list_messages(d) == [] and "No notes in Canteen" in empty(d), message="an honest empty list")
+    assert "match these filters" in empty(phone)
+    wait_for(phone, lambda d: "No notes in Canteen" in status(d), message="the place named in the status line too")
+    wait_for(phone, lambda d: d.find_element(By.CSS_SELECTOR, '#tag-chips button[data-tag="lifestyle"] .count').text == "0")
     click_chip(phone, "lifestyle")
     wait_for(phone, lambda d: len(list_messages(d)) == len(INSIDE) + 1)
 

@@ -414,6 +414,11 @@ def test_the_board_on_a_past_day(board, browser_factory):
     old_id = list_ids(driver)[0]
     assert driver.find_elements(By.CSS_SELECTOR, "#posts .like") == []
     assert driver.find_element(By.CSS_SELECTOR, f'#posts li[data-id="{old_id}"] .like-count').text.startswith("0")
+    # Nobody replies from the past, and times are dates: "3 days ago" would count from today.
+    assert control(driver, old_id, ".replies").text == "No replies"
+    three_days_ago = datetime.date.today() - datetime.timedelta(days=3)
+    shown = driver.find_element(By.CSS_SELECTOR, f'#posts li[data-id="{old_id}"] time.ago').text
+    assert "ago" not in shown and str(three_days_ago.day) in shown and three_days_ago.strftime("%b") in shown, shown
     no_sideways_scroll(driver)
     show_list(driver)
     screenshot(driver, "reactions-past-banner")
@@ -451,6 +456,8 @@ def test_the_board_on_a_past_day(board, browser_factory):
     wait_for(driver, lambda d: len(list_messages(d)) == 3, message="the board now")
     assert "asOf" not in driver.current_url and not driver.find_element(By.ID, "past-banner").is_displayed()
     assert driver.find_elements(By.CSS_SELECTOR, "#posts .like")
+    assert control(driver, old_id, ".replies").text == "Reply"
+    assert "ago" in driver.find_element(By.CSS_SELECTOR, f'#posts li[data-id="{old_id}"] time.ago').text
 
 
 def test_popular_order_follows_the_api(board, browser_factory):

@@ -22,6 +22,11 @@ extension Board {
         try await moderationStore().moderationPosts(query)
     }
 
+    /// One post in any status (a hidden or deleted one too), from the store.
+    public func moderatedPost(id: Int64) async throws -> ModeratedPost? {
+        try await moderationStore().moderatedPost(id: id)
+    }
+
     public func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry> {
         try await moderationStore().audit(limit: limit, before: id)
     }

@@ -11,6 +11,8 @@ public protocol ModerationStore: Sendable {
     /// Counts a report once per client; hides the post when distinct reporters reach `threshold`.
     func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome
     func moderationPosts(_ query: ModerationQuery) async throws -> Page<ModeratedPost>
+    /// One post in any status, as moderators see it; `nil` if there is no such post.
+    func moderatedPost(id: Int64) async throws -> ModeratedPost?
     func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry>
     /// Reports, hides (manual and automatic) and deletes made in `from..<to` and posts made then
     /// that are no longer visible, each at its post's position, and the posting clients; within

@@ -156,6 +156,17 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
         return Page(items: Array(posts.prefix(query.limit)), nextCursor: next)
     }
 
+    public func moderatedPost(id: Int64) async throws -> ModeratedPost? {
+        try await StoreErrors.bounded { [self] in
+            for try await row in try await client.query(
+                "SELECT \(unescaped: Self.moderatedColumns) FROM posts p WHERE p.id = \(id)", logger: logger
+            ) {
+                return try Self.moderated(row).post
+            }
+            return nil
+        }
+    }
+
     public func audit(limit: Int, before id: Int64?) async throws -> Page<AuditEntry> {
         let entries: [AuditEntry] = try await StoreErrors.bounded { [self] in
             var entries: [AuditEntry] = []

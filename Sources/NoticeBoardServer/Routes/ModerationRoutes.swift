@@ -10,6 +10,7 @@ struct ModerationRoutes: Sendable {
     func register(on moderation: Routes<some RouterMethods<AppRequestContext>>) {
         moderation.on(.get, "/posts", use: posts)
         moderation.on(.get, "/posts.csv", use: export)
+        moderation.on(.get, "/posts/{id}", use: post)
         moderation.on(.post, "/posts/{id}/hide") { request, context in
             try await change(.hide, request: request, context: context, reasonRequired: true)
         }
@@ -57,6 +58,13 @@ struct ModerationRoutes: Sendable {
     @Sendable func posts(_ request: Request, context: AppRequestContext) async throws -> Response {
         let page = try await board.moderationPosts(try ModerationQuery(QueryParameters(urlQuery: request.uri.query)))
         return JSONResponse.make(PageJSON<PostJSON>.posts(page.items.map(PostJSON.init(moderated:)), nextCursor: page.nextCursor))
+    }
+
+    /// One post in any status: an audit entry or a reply leads to it whether or not the public can see it.
+    @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> Response {
+        _ = try context.moderator()
+        guard let post = try await board.moderatedPost(id: try ReactionRoutes.id(context)) else { throw APIError.notFound("no such post") }
+        return JSONResponse.make(PostJSON(moderated: post))
     }
 
     /// The filtered list (every page of it, up to `exportLimit` rows read) as CSV for `noticeboard import`.

@@ -135,7 +135,10 @@ export function setUpCompose(onPosted) {
     button.disabled = true;
     try {
       const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": randomToken(32) });
+      // A fresh note starts fresh: the message and a typed tag are cleared, the first tag chosen.
       message.value = "";
+      customTag.value = "";
+      form.querySelector("input[name=tag]").checked = true;
       showCounter();
       const posted = () => (post.expiresAt
         ? t("compose.postedUntil", { tag: tagName(post.tag), until: dateTime(post.expiresAt) }) : t("compose.posted", { tag: tagName(post.tag) }));

@@ -139,9 +139,11 @@ export async function refreshTagCounts() {
 }
 
 function drawChips() {
-  const shown = new Map((lastCounts ?? []).map(({ tag, count }) => [tag, count]));
+  // Counted, a tag with no notes here is no choice at all and is left out, unless it is chosen
+  // (so it can be unchosen); not counted yet, the suggested tags are offered.
+  const shown = new Map((lastCounts ?? []).filter(({ count }) => count > 0).map(({ tag, count }) => [tag, count]));
   for (const tag of state.tags) if (!shown.has(tag)) shown.set(tag, 0);
-  for (const tag of SUGGESTED) if (!shown.has(tag)) shown.set(tag, 0);
+  if (!lastCounts) for (const tag of SUGGESTED) if (!shown.has(tag)) shown.set(tag, 0);
   // The chosen tags stay in sight first; then the area's busiest.
   const entries = [...shown.entries()].sort(([a], [b]) => Number(state.tags.includes(b)) - Number(state.tags.includes(a)));
   const focused = document.activeElement?.closest?.("#tag-chips button")?.dataset.tag;

@@ -8,7 +8,7 @@ import { distanceText, t, onLanguage } from "./i18n.js";
 import { locate, setByHand } from "./location.js";
 import { noteItem } from "./render.js";
 import { deletingHere, noteActions } from "./reactions.js";
-import { placeName } from "./places.js";
+import { onPlaceNamed, placeName } from "./places.js";
 import { state, update, onChange, hasPosition, filterParameters, passesFilters, announce, ORDERS } from "./state.js";
 
 const list = document.getElementById("posts");
@@ -174,6 +174,11 @@ export function setUpList() {
   onLanguage(() => {
     fillForm();
     if (state.view === "list") loadList();
+  });
+  onPlaceNamed(() => {
+    if (empty.hidden) return;
+    showEmpty(0);
+    if (state.view === "list") announce(nothingFound());
   });
   fillForm();
   showOrder();

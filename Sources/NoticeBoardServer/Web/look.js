@@ -395,33 +395,53 @@ function headingFrom(event) {
   return (360 - event.alpha) % 360;
 }
 
-let compassOn = false;
-function startCompass() {
-  const listen = () => {
-    if (compassOn) return;
-    compassOn = true;
-    let lastUpdate = 0;
-    const handler = (event) => {
-      const heading = headingFrom(event);
-      if (heading === null) return;
-      const rounded = Math.round(heading) % 360;
-      // A compass speaks many times a second: small tremors and bursts are not worth a redraw.
-      const now = performance.now();
-      if (state.compassActive && (angleDifference(rounded, state.facing) < 2 || now - lastUpdate < 80)) return;
-      lastUpdate = now;
-      update({ facing: rounded, compassActive: true });
-    };
-    window.addEventListener("deviceorientationabsolute", handler);
-    window.addEventListener("deviceorientation", handler);
-    announce(t("look.compassOn"));
+const compassButton = document.getElementById("compass");
+let compassHandler = null;
+
+function showCompass() {
+  const on = compassHandler !== null;
+  compassButton.setAttribute("aria-pressed", String(on));
+  compassButton.textContent = t(on ? "look.compassIsOn" : "look.compass");
+}
+
+function listenToCompass() {
+  if (compassHandler) return;
+  let lastUpdate = 0;
+  compassHandler = (event) => {
+    const heading = headingFrom(event);
+    if (heading === null) return;
+    const rounded = Math.round(heading) % 360;
+    // A compass speaks many times a second: small tremors and bursts are not worth a redraw.
+    const now = performance.now();
+    if (state.compassActive && (angleDifference(rounded, state.facing) < 2 || now - lastUpdate < 80)) return;
+    lastUpdate = now;
+    update({ facing: rounded, compassActive: true });
   };
+  window.addEventListener("deviceorientationabsolute", compassHandler);
+  window.addEventListener("deviceorientation", compassHandler);
+  showCompass();
+  announce(t("look.compassOn"));
+}
+
+/** The compass button is a switch: on, the view turns with the phone; off, the dial turns it. */
+function toggleCompass() {
+  if (compassHandler) {
+    window.removeEventListener("deviceorientationabsolute", compassHandler);
+    window.removeEventListener("deviceorientation", compassHandler);
+    compassHandler = null;
+    absoluteSeen = false;
+    update({ compassActive: false });
+    showCompass();
+    announce(t("look.compassOff"));
+    return;
+  }
   // iOS asks for permission, and only from a tap.
   if (typeof DeviceOrientationEvent !== "undefined" && typeof DeviceOrientationEvent.requestPermission === "function") {
     DeviceOrientationEvent.requestPermission()
-      .then((answer) => (answer === "granted" ? listen() : announce(t("look.compassDenied"))))
+      .then((answer) => (answer === "granted" ? listenToCompass() : announce(t("look.compassDenied"))))
       .catch(() => announce(t("look.compassMissing")));
   } else if (typeof DeviceOrientationEvent !== "undefined") {
-    listen();
+    listenToCompass();
   } else {
     announce(t("look.compassMissing"));
   }
@@ -444,7 +464,8 @@ function setMode(next) {
 export function setUpLook(open) {
   openNote = open;
   dial.addEventListener("input", () => update({ facing: Number(dial.value) }));
-  document.getElementById("compass").addEventListener("click", startCompass);
+  compassButton.addEventListener("click", toggleCompass);
+  showCompass();
   modeButtons.forEach((button) => button.addEventListener("click", () => setMode(button.dataset.mode)));
   pause.addEventListener("click", () => {
     const paused = pause.getAttribute("aria-pressed") !== "true";
@@ -468,6 +489,7 @@ export function setUpLook(open) {
   new ResizeObserver(() => { if (state.view === "look" && hasPosition()) render(); }).observe(stage);
   onLanguage(() => {
     showFacing();
+    showCompass();
     notes.replaceChildren();
     if (state.view === "look" && hasPosition()) render();
   });

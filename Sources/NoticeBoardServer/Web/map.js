@@ -10,6 +10,7 @@ import { humanError } from "./errors.js";
 import { bboxParameter, unwrapRing } from "./geo.js";
 import { t, number, onLanguage } from "./i18n.js";
 import { locate, onLocated, setByHand } from "./location.js";
+import { onPlaceNamed } from "./places.js";
 import { noteContent, tagName } from "./render.js";
 import { knownPost, noteActions, remember } from "./reactions.js";
 import { state, update, onChange, filterParameters, passesFilters, announce, chosenPlace } from "./state.js";
@@ -406,6 +407,19 @@ function scheduleReload() {
   reloadTimer = setTimeout(reloadUnlessReading, 500);
 }
 
+/** Says so over the map when a batch of its tiles failed (offline, or the tile server down), so a
+ *  blank grey map is not taken for a place without streets; the next batch that loads clears it. */
+function watchTiles(tiles) {
+  const notice = document.getElementById("map-tiles-problem");
+  let failures = 0;
+  tiles.on("loading", () => { failures = 0; });
+  tiles.on("tileerror", () => {
+    failures += 1;
+    notice.hidden = false;
+  });
+  tiles.on("load", () => { notice.hidden = failures === 0; });
+}
+
 function showHere() {
   if (!map || state.lat === null || state.lon === null) return;
   if (!here) {
@@ -492,7 +506,7 @@ export async function setUpMap(onMoved) {
   }
   const center = state.lat !== null ? [state.lat, state.lon] : [20, 0];
   map = L.map(container, { worldCopyJump: true }).setView(center, state.zoom ?? (state.lat !== null ? 16 : 2));
-  L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: MAX_ZOOM }).addTo(map);
+  watchTiles(L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: MAX_ZOOM }).addTo(map));
   map.attributionControl.setPrefix(false); // Leaflet's own link adds nothing for people, and a flag icon
   onLocated(centreOnPerson);
   map.createPane("places").style.zIndex = "350"; // under the notes (the overlay pane is 400)
@@ -525,6 +539,7 @@ export async function setUpMap(onMoved) {
     if (changed.has("view") && state.view === "map") map.invalidateSize();
   });
   onLanguage(() => loadMap());
+  onPlaceNamed(() => { if (state.view === "map") loadMap(); }); // its count names the place
   showHere();
   loadMap();
   loadPlaces();

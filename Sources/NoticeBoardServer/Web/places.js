@@ -24,6 +24,13 @@ let announcementGeneration = 0;
 let locateTimer = null;
 let refreshTimer = null;
 
+const namedListeners = new Set();
+
+/** `listener()` runs when a shared link's place gets its name: messages said with the slug are said again. */
+export function onPlaceNamed(listener) {
+  namedListeners.add(listener);
+}
+
 /** The filtered place's name, for messages ("No notes in the Canteen…"). */
 export function placeName(slug) {
   return chosenPlace.slug === slug && chosenPlace.name ? chosenPlace.name : slug;
@@ -179,7 +186,9 @@ export function setUpPlaces(mapCentre) {
   if (state.place) {
     // A shared link with the filter on: its shape is needed before live notes are checked.
     getJSON(`/api/v1/places/${encodeURIComponent(state.place)}`).then((place) => {
-      if (state.place === place.slug && !chosenPlace.polygon) choose(place);
+      if (state.place !== place.slug || chosenPlace.polygon) return;
+      choose(place);
+      namedListeners.forEach((listener) => listener());
     }).catch(() => {
       choose(null);
       update({ place: null });

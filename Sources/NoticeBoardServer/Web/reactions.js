@@ -125,7 +125,9 @@ function fillControl(element, post) {
   const likes = post.likeCount ?? 0;
   if (element.classList.contains("replies")) {
     const count = post.replyCount ?? 0;
-    element.querySelector(".label").textContent = count === 0 ? t("replies.reply") : t("replies.count", { count });
+    // Nobody replies from the past: there it only opens the note to read.
+    const none = inThePast() ? t("replies.none") : t("replies.reply");
+    element.querySelector(".label").textContent = count === 0 ? none : t("replies.count", { count });
     return;
   }
   element.querySelector(".count").textContent = number(likes);

@@ -1,7 +1,9 @@
 // How a note looks wherever it is shown. Messages are always text (textContent), never HTML;
-// times are relative ("5 min ago", the full date on hover and in `datetime`), distances and
-// compass words in the page's language, and the message carries the `lang` its script suggests.
+// times are relative ("5 min ago", the full date on hover and in `datetime`; dates when looking
+// at the past), distances and compass words in the page's language, and the message carries the
+// `lang` its script suggests.
 import { compassWord, dateTimeText, distanceText, hasText, markLanguage, relativeTime, t, language } from "./i18n.js";
+import { inThePast } from "./state.js";
 
 export function dateTime(text) {
   return dateTimeText(text);
@@ -13,12 +15,18 @@ export function tagName(tag) {
   return hasText(`tag.${tag}`) ? t(`tag.${tag}`) : tag;
 }
 
+/** How long ago, or the date itself when looking at the past (where "3 days ago" would be
+ *  counted from today, not from the day looked at). */
+function agoText(text) {
+  return inThePast() ? shortDateTime(text) : relativeTime(text);
+}
+
 /** A <time> saying how long ago, with the full date and time as its title. */
 export function agoElement(text) {
   const time = document.createElement("time");
   time.dateTime = text;
   time.className = "ago";
-  time.textContent = relativeTime(text);
+  time.textContent = agoText(text);
   time.title = dateTimeText(text);
   return time;
 }
@@ -58,7 +66,7 @@ export function icon(name) {
 /** Every relative time on the page said again (a minute later "just now" is "1 minute ago"). */
 export function refreshTimes(root = document) {
   root.querySelectorAll("time.ago").forEach((time) => {
-    time.textContent = relativeTime(time.dateTime);
+    time.textContent = agoText(time.dateTime);
     time.title = dateTimeText(time.dateTime);
   });
 }

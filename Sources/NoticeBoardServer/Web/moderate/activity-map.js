@@ -2,7 +2,7 @@
 // circles, bigger and redder for more notes. It opens on the board's busiest cells and, as the
 // map moves, asks for the cells of its view again, so they stay about a 32nd of the view across.
 // The same cells are a table one click away.
-import { t } from "../i18n.js";
+import { distanceText, t } from "../i18n.js";
 import { humanError } from "../errors.js";
 import { getJSON } from "../api.js";
 import { $, element } from "./dom.js";
@@ -35,10 +35,8 @@ function viewBox() {
   return [west, south, east, north].map(round).join(",");
 }
 
-function sizeText(degrees) {
-  const metres = degrees * 111_195;
-  return metres >= 1000 ? `${Number((metres / 1000).toPrecision(2))} km` : `${Math.round(metres)} m`;
-}
+/** A cell's side in the page's language ("1.2 km", "1.2公里"): a degree of latitude is 111 195 m. */
+const sizeText = (degrees) => distanceText(degrees * 111_195);
 
 function draw(stats, bbox) {
   layer.clearLayers();

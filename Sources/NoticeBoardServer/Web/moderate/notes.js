@@ -175,37 +175,17 @@ export function showReported() {
   return showView("notes");
 }
 
-/**
- * Shows a note known only by its id (an audit entry): visible notes by the public endpoint,
- * hidden and deleted ones found in their (short) lists.
- */
+/** Shows a note known only by its id (an audit entry, a reply), in whatever status it is. */
 export async function openNote(id) {
   announceAnywhere(t("mod.n.looking", { id: String(id) }));
   let post = null;
   try {
-    post = await call("GET", `/api/v1/posts/${id}`);
+    post = await call("GET", `/api/v1/moderation/posts/${id}`);
   } catch (error) {
-    if (error.status !== 404) { announceAnywhere(error.message); return; }
-    try {
-      post = await findAmong(id, "hidden") ?? await findAmong(id, "deleted");
-    } catch (searchError) { announceAnywhere(searchError.message); return; }
-  }
-  if (!post) {
-    announceAnywhere(t("mod.n.notFound", { id: String(id) }));
+    announceAnywhere(error.status === 404 ? t("mod.n.notFound", { id: String(id) }) : error.message);
     return;
   }
   await focusNote(post);
-}
-
-async function findAmong(id, status, pages = 4) {
-  let cursor = null;
-  for (let page = 0; page < pages; page += 1) {
-    const found = await call("GET", "/api/v1/moderation/posts", { params: { status, limit: 500, cursor } });
-    const post = found.posts.find((item) => item.id === id);
-    if (post || !found.nextCursor) return post ?? null;
-    cursor = found.nextCursor;
-  }
-  return null;
 }
 
 function selectedIds() {

@@ -14,12 +14,18 @@ let cursor = null;
 let loads = 0;
 let highlighted = null; // a reply id to mark (from the audit log)
 
-/** The note a reply answers, as the public sees it; hidden or deleted notes are not there. */
+/** The note a reply answers, in whatever status it is (null if it cannot be read). */
 function noteOf(postId) {
   if (!notes.has(postId)) {
-    notes.set(postId, call("GET", `/api/v1/posts/${postId}`).catch(() => null));
+    notes.set(postId, call("GET", `/api/v1/moderation/posts/${postId}`).catch(() => null));
   }
   return notes.get(postId);
+}
+
+function noteExcerpt(post) {
+  if (!post) return t("mod.r.noteUnknown");
+  if (post.status === "deleted") return t("mod.r.noteDeleted");
+  return post.status === "hidden" ? t("mod.r.noteHidden", { message: post.message }) : post.message;
 }
 
 function noteCell(reply) {
@@ -29,8 +35,8 @@ function noteCell(reply) {
   const excerpt = element("span", { className: "note-excerpt" });
   td.append(link, excerpt);
   noteOf(reply.postId).then((post) => {
-    excerpt.textContent = post ? post.message : t("mod.r.hiddenOrDeleted");
-    if (!post) excerpt.classList.add("none");
+    excerpt.textContent = noteExcerpt(post);
+    if (post?.status !== "visible") excerpt.classList.add("none");
   });
   return td;
 }
