@@ -359,7 +359,13 @@ def test_the_dashboard_draws_every_chart_from_the_seeded_data(desk, browser_fact
     show(driver, "dashboard")
     scarf = desk.id("Lost scarf near the fountain")
     driver.find_element(By.CSS_SELECTOR, f'#report-queue button[aria-label="Hide note {scarf}"]').click()
-    wait_for(driver, lambda d: "Give a reason" in status(d), message="a hide needs a reason")
+    # Without a reason in the queue's field it is asked for; cancelled, nothing is hidden.
+    wait_for(driver, lambda d: d.find_element(By.ID, "reason-dialog").is_displayed(), message="a hide needs a reason")
+    assert driver.find_element(By.ID, "reason-heading").text == f"Hide note {scarf}?"
+    assert driver.find_element(By.ID, "reason-preview").text == "Lost scarf near the fountain"
+    driver.find_element(By.ID, "reason-cancel").click()
+    assert not driver.find_element(By.ID, "reason-dialog").is_displayed()
+    assert desk.status("Lost scarf near the fountain") == "visible"
     driver.find_element(By.ID, "queue-reason").send_keys("checking the queue")
     driver.find_element(By.CSS_SELECTOR, f'#report-queue button[aria-label="Hide note {scarf}"]').click()
     wait_for(driver, lambda d: f"Hid note {scarf}" in status(d), message="hidden from the queue")

@@ -533,12 +533,26 @@ def test_moderators_see_replies_beside_their_note_and_hide_restore_delete_them(b
     moderator.execute_script("arguments[0].scrollIntoView()", row)
     screenshot(moderator, "reactions-moderation-replies")
 
-    # Hide: a reason first.
+    # Hide: a reason first. Its field is at the top of the list, out of sight on a phone: the
+    # reason is asked for over the list, with the reply quoted.
     tap(moderator, rude_row.find_element(By.CSS_SELECTOR, f'button[aria-label="Hide reply {rude["id"]}"]'))
-    wait_for(moderator, lambda d: "Give a reason to hide a reply" in status(d))
-    moderator.find_element(By.ID, "bulk-reason").send_keys("rude")
-    tap(moderator, moderator.find_element(By.CSS_SELECTOR, f'tr[data-reply-id="{rude["id"]}"] button[aria-label="Hide reply {rude["id"]}"]'))
+    dialog = wait_for(moderator, lambda d: d.find_element(By.ID, "reason-dialog") if d.find_element(By.ID, "reason-dialog").is_displayed() else None,
+                      message="the reason asked for")
+    assert dialog.find_element(By.ID, "reason-heading").text == f"Hide reply {rude['id']}?"
+    assert dialog.find_element(By.ID, "reason-preview").text == rude["message"]
+    assert moderator.switch_to.active_element.get_attribute("id") == "reason-input"
+    box = moderator.execute_script("const r = arguments[0].getBoundingClientRect(); return {y: r.y, bottom: r.bottom, width: r.width};", dialog)
+    assert box["y"] >= 0 and box["bottom"] <= 844 and 300 <= box["width"] <= 390, box  # on the phone's screen, using it
+    screenshot(moderator, "reactions-moderation-hide-reason")
+    tap(moderator, moderator.find_element(By.ID, "reason-confirm"))
+    wait_for(moderator, lambda d: d.find_element(By.ID, "reason-error").text == "A reason is required.")
+    moderator.find_element(By.ID, "reason-input").send_keys("rude")
+    tap(moderator, moderator.find_element(By.ID, "reason-confirm"))
     wait_for(moderator, lambda d: f"Hid reply {rude['id']}" in status(d))
+    assert not moderator.find_element(By.ID, "reason-dialog").is_displayed()
+    token = call(board, "POST", "/api/v1/auth/token", json={"username": "alice", "password": PASSWORD}).json()["token"]
+    entry = call(board, "GET", "/api/v1/moderation/audit", headers={"Authorization": f"Bearer {token}"}).json()["entries"][0]
+    assert (entry["action"], entry["replyId"], entry["reason"]) == ("hide", rude["id"], "rude")
     wait_for(moderator, lambda d: d.find_element(By.CSS_SELECTOR, f'tr[data-reply-id="{rude["id"]}"] td.status').text == "hidden")
     assert [r["id"] for r in call(board, "GET", f"/api/v1/posts/{note['id']}/replies").json()["replies"]] == [kind["id"]]
     # The visitor's open thread loses it at once, without a reload, and the note counts one reply.

@@ -90,7 +90,7 @@ function queueItem(post) {
   open.setAttribute("aria-label", t("mod.openNote", { id: String(post.id) }));
   actions.append(open);
   if (post.status === "visible") {
-    const hideButton = button(t("mod.hide"), () => hide([post.id], { reasonField: "#queue-reason", reload: loadDashboard, say: announce }));
+    const hideButton = button(t("mod.hide"), () => hide([post.id], { reasonField: "#queue-reason", reload: loadDashboard, say: announce, preview: post.message }));
     hideButton.setAttribute("aria-label", t("mod.hideNote", { id: String(post.id) }));
     actions.append(hideButton);
   }

@@ -6,6 +6,7 @@
 import { dateTimeText, t } from "../i18n.js";
 import { $, button, cardRow, cell, element, statusCell } from "./dom.js";
 import { announce as announceAnywhere, announcerFor, call, fetchBlob, showView } from "./desk.js";
+import { askReason } from "./reason-dialog.js";
 import { loadReplies, showRepliesOf } from "./replies.js";
 
 const announce = announcerFor("notes");
@@ -68,7 +69,7 @@ function noteRow(post) {
     action.setAttribute("aria-label", t("mod.n.actionOn", { action: label.replace("…", ""), id: String(post.id) }));
     return action;
   };
-  if (post.status === "visible") actions.append(named(t("mod.hide"), () => hide([post.id])));
+  if (post.status === "visible") actions.append(named(t("mod.hide"), () => hide([post.id], { preview: post.message })));
   if (post.status === "hidden") actions.append(named(t("mod.restore"), () => restore([post.id])));
   if (post.status !== "deleted") actions.append(named(t("mod.deleteAsk"), () => askDelete(post), "danger"));
   const replies = button(repliesLabel(post), () => toggleReplies(post, row, replies), "secondary replies-toggle");
@@ -210,14 +211,11 @@ async function act(ids, action, reason) {
 const counted = (ids) => (ids.length === 1 ? t("mod.n.one", { id: String(ids[0]) }) : t("mod.n.many", { count: ids.length }));
 const failed = (failures) => (failures.length ? t("mod.n.failed", { list: failures.join("; ") }) : "");
 
-/** Hides notes with the reason given (required); for a few seconds the status line offers Undo. */
-export async function hide(ids, { reasonField = "#bulk-reason", reload = loadNotes, say = announce } = {}) {
-  const reason = $(reasonField).value.trim();
-  if (!reason) {
-    say(t("mod.n.needReason"));
-    $(reasonField).focus();
-    return;
-  }
+/** Hides notes with the reason given (required: asked for when its field is empty); for a few
+ *  seconds the status line offers Undo. */
+export async function hide(ids, { reasonField = "#bulk-reason", reload = loadNotes, say = announce, preview = "" } = {}) {
+  const reason = $(reasonField).value.trim() || await askReason({ heading: t("mod.hideWhat", { what: counted(ids) }), preview });
+  if (!reason) return;
   say(t("mod.n.hiding", { what: counted(ids) }));
   const [done, failures] = await act(ids, "hide", reason);
   await reload();

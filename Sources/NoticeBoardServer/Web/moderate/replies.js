@@ -7,6 +7,7 @@ import { dateTimeText, t } from "../i18n.js";
 import { $, button, cardRow, cell, element, statusCell } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
 import { askDeletion, openNote, setMode } from "./notes.js";
+import { askReason } from "./reason-dialog.js";
 
 const announce = announcerFor("notes");
 const notes = new Map(); // post id → Promise of the public note (null when it is not visible)
@@ -83,11 +84,10 @@ export function replyRow(reply, context) {
 
 async function act(reply, action, context) {
   const field = $(action === "hide" ? context.hideReason : context.restoreReason);
-  const reason = field.value.trim();
+  let reason = field.value.trim();
   if (action === "hide" && !reason) {
-    context.say(t("mod.r.needReason"));
-    field.focus();
-    return;
+    reason = await askReason({ heading: t("mod.r.hideWhat", { id: String(reply.id) }), preview: reply.message });
+    if (!reason) return;
   }
   try {
     await call("POST", `/api/v1/moderation/replies/${reply.id}/${action}`, { body: reason ? { reason } : {} });
