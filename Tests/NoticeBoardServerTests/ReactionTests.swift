@@ -289,6 +289,16 @@ import Testing
                 try await http.execute(uri: "/api/v1/moderation/posts?status=deleted", method: .get, headers: ModerationTests.bearer(token)))
             let row = (deleted["posts"] as! [[String: Any]])[0]
             #expect(row["id"] as? Int == id && row["message"] as? String == "")
+
+            // A note hidden for review is not the author's to erase: 404, as everywhere public, and its text stays.
+            let reported = try await Self.post(http, key: Self.alice)["id"] as! Int
+            let hide = try await http.execute(
+                uri: "/api/v1/moderation/posts/\(reported)/hide", method: .post, headers: ModerationTests.bearer(token),
+                body: ByteBuffer(string: #"{"reason": "abuse"}"#))
+            #expect(hide.status == .ok)
+            #expect(try await http.execute(uri: "/api/v1/posts/\(reported)", method: .delete, headers: Self.device(Self.alice)).status == .notFound)
+            let kept = Self.object(try await http.execute(uri: "/api/v1/moderation/posts/\(reported)", method: .get, headers: ModerationTests.bearer(token)))
+            #expect(kept["status"] as? String == "hidden" && (kept["message"] as? String)?.isEmpty == false)
         }
     }
 

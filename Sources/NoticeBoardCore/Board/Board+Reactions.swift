@@ -154,6 +154,6 @@ public enum AuthorDeleteOutcome: Sendable, Equatable {
     case deleted(StatusChange)
     /// The post was made with another device key, or none.
     case forbidden
-    /// No such post, or deleted already.
+    /// No such post, hidden for review, or deleted already.
     case notFound
 }

@@ -71,7 +71,9 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
                 ).decode((String, String?).self) {
                     found = row
                 }
-                guard let found, found.status != PostStatus.deleted.rawValue else { return .notFound }
+                // A hidden note is under review: like every public endpoint, this one no longer
+                // finds it, so its author cannot erase what the moderators are to judge.
+                guard let found, found.status == PostStatus.visible.rawValue else { return .notFound }
                 guard found.device == deviceHash else { return .forbidden }
                 guard let change = try await Self.apply(.authorDelete, to: postId, actor: "author", reason: nil, on: connection, logger: logger)
                 else { return .notFound }

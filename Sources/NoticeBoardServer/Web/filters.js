@@ -164,7 +164,8 @@ function drawChips() {
     return button;
   });
   chips.replaceChildren(...buttons);
-  if (focused) chips.querySelector(`button[data-tag="${CSS.escape(focused)}"]`)?.focus();
+  // A chip that had the focus and is gone (unchosen, with no notes here) hands it to the bar.
+  if (focused) (chips.querySelector(`button[data-tag="${CSS.escape(focused)}"]`) ?? chips.querySelector("button") ?? toggle).focus();
 }
 
 function setOpen(open) {

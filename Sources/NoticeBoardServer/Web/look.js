@@ -2,7 +2,7 @@
 // The compass (or the dial) sets the facing direction; every note around is placed across the
 // view by its bearing (so turning moves them), at most ten readable cards in lanes that never
 // overlap, the nearest largest. Notes left by someone facing the way you face come first
-// ("Facing my way"; "All" adds the others); a note closer than the position's accuracy has no
+// ("Left facing: My way"; "Any way" adds the others); a note closer than the position's accuracy has no
 // meaningful bearing and stands where its poster faced. Cards drift gently (Pause stops them);
 // a tap opens the note with its distance and time. Screen readers hear the count, not the cards.
 // While the view is open the notes come over the walk socket (walk.js) as the person walks: the
@@ -353,7 +353,7 @@ function walkUpdate() {
 
 /** Opens, tells or closes the walk socket as the view and its filters now allow. The socket gets the
  *  full circle, not a cone: the view places every note by bearing itself, counts those to the left,
- *  right and behind, and applies "Facing my way" (the socket's `heading` would filter those out). */
+ *  right and behind, and applies "My way" (the socket's `heading` would filter those out). */
 function syncWalk() {
   if (!canWalk()) {
     stopWalk();
@@ -398,9 +398,11 @@ function headingFrom(event) {
 const compassButton = document.getElementById("compass");
 let compassHandler = null;
 
+/** The button's words say the compass's state ("Compass on"); a pressed state as well would have
+ *  screen readers say it twice, so the look follows a class. */
 function showCompass() {
   const on = compassHandler !== null;
-  compassButton.setAttribute("aria-pressed", String(on));
+  compassButton.classList.toggle("on", on);
   compassButton.textContent = t(on ? "look.compassIsOn" : "look.compass");
 }
 

@@ -258,7 +258,9 @@ function focusNearest(cluster) {
   best?.getElement()?.focus();
 }
 
-export async function loadMap() {
+/** Draws the notes of the view afresh. A redraw closes an open popup, so unless the filters or
+ *  the language changed (`evenIfReading`), it waits until the person closes the popup. */
+export async function loadMap({ evenIfReading = false } = {}) {
   if (!map) return;
   const request = ++generation;
   const bbox = currentBBox();
@@ -266,6 +268,10 @@ export async function loadMap() {
     if (map.getZoom() >= NOTES_FROM_ZOOM) {
       const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500 });
       if (request !== generation) return;
+      if (popupOpen && !evenIfReading) {
+        reloadWhenPopupCloses = true;
+        return;
+      }
       layer.clearLayers();
       markers.clear();
       for (const stack of stacks(page.posts, (at) => map.latLngToLayerPoint([at.lat, at.lon]))) {
@@ -281,6 +287,10 @@ export async function loadMap() {
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
+      if (popupOpen && !evenIfReading) {
+        reloadWhenPopupCloses = true;
+        return;
+      }
       layer.clearLayers();
       markers.clear();
       const merged = mergeOverlapping(result.clusters, (cluster) => map.latLngToLayerPoint([cluster.lat, cluster.lon]));
@@ -382,7 +392,7 @@ export function removeFromMap(id) {
   const marker = markers.get(id);
   if (marker && marker.getElement()?.dataset.ids) {
     // One of a stack: it leaves an open list at once, and the stack is drawn again without it.
-    marker.getPopup()?.getElement()?.querySelector(`li[data-id="${id}"]`)?.remove();
+    leaveStackList(marker, id);
     scheduleReload();
   } else if (marker) {
     layer.removeLayer(marker);
@@ -399,6 +409,23 @@ let reloadWhenPopupCloses = false;
 function reloadUnlessReading() {
   if (popupOpen) reloadWhenPopupCloses = true;
   else loadMap();
+}
+
+/** Takes a note out of its stack's open list, with the count; an emptied list closes. */
+function leaveStackList(marker, id) {
+  const list = marker.getPopup()?.getElement()?.querySelector(".stack-list");
+  const item = list?.querySelector(`li[data-id="${id}"]`);
+  if (!item) return;
+  const hadFocus = item.contains(document.activeElement);
+  item.remove();
+  const left = list.querySelectorAll("li[data-id]").length;
+  if (left === 0) {
+    marker.closePopup();
+    return;
+  }
+  const heading = list.querySelector(".stack-heading");
+  heading.textContent = t("map.stackHere", { count: left });
+  if (hadFocus) list.querySelector("li[data-id] button")?.focus();
 }
 
 let reloadTimer = null;
@@ -533,13 +560,13 @@ export async function setUpMap(onMoved) {
   map.on("contextmenu", (event) => { if (Date.now() - lastLongPress > 1000) askToSetPosition(event.latlng); });
   watchLongPress(container);
   onChange((changed) => {
-    if (["tags", "from", "to", "place", "asOf"].some((key) => changed.has(key))) loadMap();
+    if (["tags", "from", "to", "place", "asOf"].some((key) => changed.has(key))) loadMap({ evenIfReading: true });
     if (changed.has("place")) loadPlaces();
     if (changed.has("lat") || changed.has("lon") || changed.has("source")) showHere();
     if (changed.has("view") && state.view === "map") map.invalidateSize();
   });
-  onLanguage(() => loadMap());
-  onPlaceNamed(() => { if (state.view === "map") loadMap(); }); // its count names the place
+  onLanguage(() => loadMap({ evenIfReading: true }));
+  onPlaceNamed(() => { if (state.view === "map") reloadUnlessReading(); }); // its count names the place
   showHere();
   loadMap();
   loadPlaces();

@@ -3,31 +3,36 @@
 import { t } from "../i18n.js";
 import { $ } from "./dom.js";
 
-let pending = null; // the resolve of the question being asked
+let pending = null; // {resolve} of the question being asked
 
-function answer(reason) {
-  const resolve = pending;
+function answer(question, reason) {
+  if (!question || pending !== question) return;
   pending = null;
   if ($("#reason-dialog").open) $("#reason-dialog").close();
-  resolve?.(reason);
+  question.resolve(reason);
 }
 
 /** Resolves to the reason typed (trimmed, not empty), or null when the moderator cancels. */
 export function askReason({ heading, preview = "" }) {
-  if (pending) answer(null);
+  if (pending) answer(pending, null);
   $("#reason-heading").textContent = heading;
   $("#reason-preview").textContent = preview;
   $("#reason-preview").hidden = !preview;
   $("#reason-input").value = "";
   $("#reason-error").textContent = "";
+  const question = {};
+  const asked = new Promise((resolve) => { question.resolve = resolve; });
+  pending = question;
   $("#reason-dialog").showModal();
   $("#reason-input").focus();
-  return new Promise((resolve) => { pending = resolve; });
+  return asked;
 }
 
 export function setUpReasonDialog() {
-  $("#reason-cancel").addEventListener("click", () => answer(null));
-  $("#reason-dialog").addEventListener("close", () => { if (pending) answer(null); }); // Escape
+  $("#reason-cancel").addEventListener("click", () => answer(pending, null));
+  // Escape closes the dialog by itself: its question is cancelled. The event comes after the
+  // close, so one that finds the dialog open again belongs to an earlier question, answered.
+  $("#reason-dialog").addEventListener("close", () => { if (pending && !$("#reason-dialog").open) answer(pending, null); });
   $("#reason-form").addEventListener("submit", (event) => {
     event.preventDefault();
     const reason = $("#reason-input").value.trim();
@@ -35,6 +40,6 @@ export function setUpReasonDialog() {
       $("#reason-error").textContent = t("mod.n.reasonRequired");
       return;
     }
-    answer(reason);
+    answer(pending, reason);
   });
 }

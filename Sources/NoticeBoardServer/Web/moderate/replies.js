@@ -10,7 +10,7 @@ import { askDeletion, openNote, setMode } from "./notes.js";
 import { askReason } from "./reason-dialog.js";
 
 const announce = announcerFor("notes");
-const notes = new Map(); // post id → Promise of the public note (null when it is not visible)
+const notes = new Map(); // post id → Promise of the note as moderators see it (null when it cannot be read)
 let cursor = null;
 let loads = 0;
 let highlighted = null; // a reply id to mark (from the audit log)
