@@ -318,10 +318,12 @@ import Testing
             let lasting = try await Self.post(http, extra: #", "expiresAt": "\#(day)""#)
             #expect(lasting["expiresAt"] as? String == day)
 
-            // A note due to end in five seconds (validated against a clock a minute behind).
+            // A note due to end ten seconds from now (validated against a clock a minute behind); the
+            // clock is read afresh, as the requests above can take seconds on a busy machine.
+            let madeAt = Timestamp.nowMilliseconds()
             let submission = try PostSubmission(
-                json: try JSONValue.parseStrict(Data(postJSON(lat: 22.4196, lon: 114.2068, extra: #", "expiresAt": "\#(Timestamp.format(milliseconds: now + 5000))""#).utf8)),
-                now: now - 60_000)
+                json: try JSONValue.parseStrict(Data(postJSON(lat: 22.4196, lon: 114.2068, extra: #", "expiresAt": "\#(Timestamp.format(milliseconds: madeAt + 10_000))""#).utf8)),
+                now: madeAt - 60_000)
             let subscription = board.feed.subscribe(after: nil)
             let created = try await board.submit(submission, clientHash: nil, idempotency: nil).post
             let nearby = "/api/v1/posts/nearby?lat=22.4196&lon=114.2068&radius=100"

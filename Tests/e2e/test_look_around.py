@@ -149,6 +149,9 @@ def test_turning_by_90_degrees_shows_the_notes_the_bearings_say(board, browsers)
     compass.click()
     assert compass.text == "Use the compass" and "on" not in compass.get_attribute("class").split()
     wait_for(driver, lambda d: "Compass off" in status(d), message="compass off said")
+    # Said in the view too: on a phone it fills the screen, the status line out of sight.
+    note = driver.find_element(By.ID, "compass-note")
+    assert note.is_displayed() and note.text == "Compass off: turn the dial to look around."
     turn(driver, 200)
     settle(0.6)
     assert "90°" in driver.find_element(By.ID, "facing-readout").text
@@ -157,7 +160,7 @@ def test_turning_by_90_degrees_shows_the_notes_the_bearings_say(board, browsers)
     wait_for(driver, lambda d: compass.text == "Compass on", message="the compass on again")
 
     # "Any way" adds the notes left facing another way, after those that faced your way.
-    assert driver.find_element(By.ID, "look-mode-label").text == "Left facing"
+    assert driver.find_element(By.ID, "look-mode-label").text == "Posted facing"
     driver.find_element(By.CSS_SELECTOR, '#look-mode [data-mode="all"]').click()
     check_view(driver, posts, 90, mode="all")
     driver.find_element(By.CSS_SELECTOR, '#look-mode [data-mode="facing"]').click()

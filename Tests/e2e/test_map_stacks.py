@@ -99,6 +99,7 @@ def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(boa
     items = popup.find_elements(By.CSS_SELECTOR, "li[data-id]")
     assert sorted(item.find_element(By.CSS_SELECTOR, ".message").text for item in items) == [f"On the wall {n}" for n in range(5)]
     assert "5 notes at this spot" in popup.text
+    assert not driver.find_element(By.ID, "map-tiles-problem").is_displayed(), "the tiles' notice steps aside for the list"
     assert all(item.find_elements(By.CSS_SELECTOR, ".note-actions") for item in items)
     settle(0.6)  # the popup fades in
     assert serious(driver) == []

@@ -132,6 +132,9 @@ def test_a_moderator_finds_hides_restores_deletes_and_audits(moderated_board, br
         "return [...document.querySelectorAll('#notes-table tbody tr')].map((row) => row.dataset.id)") == [str(spam_id)],
         message="the deleted note alone in Notes")
     assert row_status(driver, "") == "deleted"
+    in_sight = driver.execute_script("""const box = document.querySelector('#notes-table tbody tr').getBoundingClientRect();
+        return box.top >= 0 && box.bottom <= innerHeight;""")
+    assert in_sight, "the note is brought into sight, not left below the filters"
     assert [entry["message"] for entry in driver.get_log("browser") if "/api/v1/" in entry["message"] and "404" in entry["message"]] == []
 
     # Beacons: type one in, place it by clicking the map, save; it is listed and public.

@@ -457,6 +457,9 @@ def test_the_board_on_a_past_day(board, browser_factory):
     assert "asOf" not in driver.current_url and not driver.find_element(By.ID, "past-banner").is_displayed()
     assert driver.find_elements(By.CSS_SELECTOR, "#posts .like")
     assert control(driver, old_id, ".replies").text == "Reply"
+    # The note stands where the reader does: "here", not "0 m, north".
+    title = driver.find_element(By.CSS_SELECTOR, f'#posts li[data-id="{old_id}"] .note-title').text
+    assert title.endswith("· here") and "0 m" not in title, title
     assert "ago" in driver.find_element(By.CSS_SELECTOR, f'#posts li[data-id="{old_id}"] time.ago').text
 
 

@@ -135,10 +135,11 @@ export function setUpCompose(onPosted) {
     button.disabled = true;
     try {
       const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": randomToken(32) });
-      // A fresh note starts fresh: the message and a typed tag are cleared, the first tag chosen.
+      // A fresh note starts fresh: the message and a typed tag are cleared, the first tag and no end chosen.
       message.value = "";
       customTag.value = "";
       form.querySelector("input[name=tag]").checked = true;
+      form.querySelector("input[name=lifetime][value=never]").checked = true;
       showCounter();
       const posted = () => (post.expiresAt
         ? t("compose.postedUntil", { tag: tagName(post.tag), until: dateTime(post.expiresAt) }) : t("compose.posted", { tag: tagName(post.tag) }));

@@ -2,7 +2,7 @@
 // The compass (or the dial) sets the facing direction; every note around is placed across the
 // view by its bearing (so turning moves them), at most ten readable cards in lanes that never
 // overlap, the nearest largest. Notes left by someone facing the way you face come first
-// ("Left facing: My way"; "Any way" adds the others); a note closer than the position's accuracy has no
+// ("Posted facing: My way"; "Any way" adds the others); a note closer than the position's accuracy has no
 // meaningful bearing and stands where its poster faced. Cards drift gently (Pause stops them);
 // a tap opens the note with its distance and time. Screen readers hear the count, not the cards.
 // While the view is open the notes come over the walk socket (walk.js) as the person walks: the
@@ -84,7 +84,8 @@ function cardFor(post, rank, tier) {
   const meta = document.createElement("span");
   meta.className = "meta";
   const likes = post.likeCount ?? 0;
-  meta.textContent = [tagName(post.tag), distanceText(post.distance), likes ? t("look.likes", { count: likes }) : null].filter(Boolean).join(" · ");
+  // The distance first: on a narrow card a long tag name is what gets cut, not how far the note is.
+  meta.textContent = [distanceText(post.distance), tagName(post.tag), likes ? t("look.likes", { count: likes }) : null].filter(Boolean).join(" · ");
   const message = document.createElement("span");
   message.className = "message";
   message.textContent = post.message;
@@ -406,6 +407,16 @@ function showCompass() {
   compassButton.textContent = t(on ? "look.compassIsOn" : "look.compass");
 }
 
+/** Says what the compass is doing in the view itself (full screen on a phone, where the status
+ *  line is out of sight), and to screen readers through the status line. */
+function sayCompass(key) {
+  const note = document.getElementById("compass-note");
+  note.dataset.key = key;
+  note.textContent = t(key);
+  note.hidden = false;
+  announce(t(key));
+}
+
 function listenToCompass() {
   if (compassHandler) return;
   let lastUpdate = 0;
@@ -422,7 +433,7 @@ function listenToCompass() {
   window.addEventListener("deviceorientationabsolute", compassHandler);
   window.addEventListener("deviceorientation", compassHandler);
   showCompass();
-  announce(t("look.compassOn"));
+  sayCompass("look.compassOn");
 }
 
 /** The compass button is a switch: on, the view turns with the phone; off, the dial turns it. */
@@ -434,18 +445,18 @@ function toggleCompass() {
     absoluteSeen = false;
     update({ compassActive: false });
     showCompass();
-    announce(t("look.compassOff"));
+    sayCompass("look.compassOff");
     return;
   }
   // iOS asks for permission, and only from a tap.
   if (typeof DeviceOrientationEvent !== "undefined" && typeof DeviceOrientationEvent.requestPermission === "function") {
     DeviceOrientationEvent.requestPermission()
-      .then((answer) => (answer === "granted" ? listenToCompass() : announce(t("look.compassDenied"))))
-      .catch(() => announce(t("look.compassMissing")));
+      .then((answer) => (answer === "granted" ? listenToCompass() : sayCompass("look.compassDenied")))
+      .catch(() => sayCompass("look.compassMissing"));
   } else if (typeof DeviceOrientationEvent !== "undefined") {
     listenToCompass();
   } else {
-    announce(t("look.compassMissing"));
+    sayCompass("look.compassMissing");
   }
 }
 
@@ -492,6 +503,8 @@ export function setUpLook(open) {
   onLanguage(() => {
     showFacing();
     showCompass();
+    const note = document.getElementById("compass-note");
+    if (note.dataset.key) note.textContent = t(note.dataset.key);
     notes.replaceChildren();
     if (state.view === "look" && hasPosition()) render();
   });

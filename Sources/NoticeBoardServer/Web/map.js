@@ -542,9 +542,14 @@ export async function setUpMap(onMoved) {
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
   update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
-  map.on("popupopen", () => { popupOpen = true; });
+  // The tiles' notice would cover a popup's heading: it steps aside while one is open.
+  map.on("popupopen", () => {
+    popupOpen = true;
+    container.parentElement.classList.add("reading");
+  });
   map.on("popupclose", () => {
     popupOpen = false;
+    container.parentElement.classList.remove("reading");
     if (reloadWhenPopupCloses) {
       reloadWhenPopupCloses = false;
       loadMap();

@@ -88,7 +88,8 @@ export function noteContent(post, place) {
   if (place && place.distance !== undefined) {
     const where = document.createElement("span");
     where.className = "place";
-    where.textContent = ` · ${t("note.where", { distance: distanceText(place.distance), direction: compassWord(place.bearing) })}`;
+    // A note within a metre has no direction worth saying ("0 m, north"): it is here.
+    where.textContent = ` · ${place.distance < 1 ? t("note.here") : t("note.where", { distance: distanceText(place.distance), direction: compassWord(place.bearing) })}`;
     title.append(where);
   }
   if (post.expiresAt) {

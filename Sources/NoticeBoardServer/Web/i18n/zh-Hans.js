@@ -90,7 +90,7 @@ export default {
   "locate.button": "使用我的位置",
 
   "order.label": "排序",
-  "order.distance": "最近",
+  "order.distance": "距离最近",
   "order.newest": "最新",
   "order.popular": "热门",
   "where.summary": "范围与手动位置",
@@ -133,6 +133,7 @@ export default {
   "notify.noAnswer": "无法开启通知：浏览器的推送服务没有响应。请稍后再试。",
 
   "note.where": "{distance}，{direction}方",
+  "note.here": "就在这里",
   "note.until": "直到",
   "compass.n": "北",
   "compass.north": "北",
@@ -421,7 +422,7 @@ export default {
   "mod.total": "总计",
   "mod.weekOf": "{date} 那一周",
   "mod.cellNotes": {"other": "{count} 条留言"},
-  "mod.mapLegend": "此画面中最繁忙的 {count} 个区块，每个约 {size} 宽，画在其留言的平均位置：越大越红表示留言越多。",
+  "mod.mapLegend": { other: "此画面中最繁忙的 {count} 个区块，每个约 {size} 宽，画在其留言的平均位置：越大越红表示留言越多。" },
   "mod.mapNone": "这段期间此画面中没有留言。",
   "mod.mapFailed": "无法加载地图区块：{reason}",
   "mod.audit.replyN": "回复 {id}",

@@ -90,7 +90,7 @@ export default {
   "locate.button": "使用我的位置",
 
   "order.label": "排序",
-  "order.distance": "最近",
+  "order.distance": "距離最近",
   "order.newest": "最新",
   "order.popular": "熱門",
   "where.summary": "範圍與手動位置",
@@ -133,6 +133,7 @@ export default {
   "notify.noAnswer": "無法開啟通知：瀏覽器的推播服務沒有回應。請稍後再試。",
 
   "note.where": "{distance}，{direction}方",
+  "note.here": "就在這裡",
   "note.until": "直到",
   "compass.n": "北",
   "compass.north": "北",
@@ -421,7 +422,7 @@ export default {
   "mod.total": "總計",
   "mod.weekOf": "{date} 那一週",
   "mod.cellNotes": {"other": "{count} 則留言"},
-  "mod.mapLegend": "此畫面中最繁忙的 {count} 個區塊，每個約 {size} 寬，畫在其留言的平均位置：越大越紅表示留言越多。",
+  "mod.mapLegend": { other: "此畫面中最繁忙的 {count} 個區塊，每個約 {size} 寬，畫在其留言的平均位置：越大越紅表示留言越多。" },
   "mod.mapNone": "這段期間此畫面中沒有留言。",
   "mod.mapFailed": "無法載入地圖區塊：{reason}",
   "mod.audit.replyN": "回覆 {id}",

@@ -158,10 +158,12 @@ export async function loadNotes(append = false) {
 }
 
 /** Shows one note alone in the Notes view (from the reported queue: the post is at hand). */
-export function focusNote(post) {
+export async function focusNote(post) {
   focused = { id: post.id, createdAt: post.createdAt };
   setMode("notes");
-  return showView("notes");
+  await showView("notes");
+  // On a phone the filters fill the first screen: the note itself is brought into sight.
+  document.querySelector(`#notes-table tr[data-id="${post.id}"]`)?.scrollIntoView({ block: "center" });
 }
 
 /** The filters' list again, not one note alone (the Notes tab). */
