@@ -407,28 +407,38 @@ function showCompass() {
   compassButton.textContent = t(on ? "look.compassIsOn" : "look.compass");
 }
 
-/** Says what the compass is doing in the view itself (full screen on a phone, where the status
- *  line is out of sight), and to screen readers through the status line. */
+/** Says what the compass is doing, to screen readers through the status line. When it cannot
+ *  start, the button changes nothing to see, so that is said in the view itself too (full screen
+ *  on a phone, the status line out of sight); only then, as the line takes the cards' room. */
 function sayCompass(key) {
   const note = document.getElementById("compass-note");
-  note.dataset.key = key;
-  note.textContent = t(key);
-  note.hidden = false;
+  const failed = key === "look.compassDenied" || key === "look.compassMissing";
+  note.dataset.key = failed ? key : "";
+  note.textContent = failed ? t(key) : "";
+  note.hidden = !failed;
   announce(t(key));
 }
 
 function listenToCompass() {
   if (compassHandler) return;
   let lastUpdate = 0;
+  let trailing = null;
+  const turnTo = (rounded) => {
+    lastUpdate = performance.now();
+    update({ facing: rounded, compassActive: true });
+  };
   compassHandler = (event) => {
     const heading = headingFrom(event);
     if (heading === null) return;
     const rounded = Math.round(heading) % 360;
-    // A compass speaks many times a second: small tremors and bursts are not worth a redraw.
-    const now = performance.now();
-    if (state.compassActive && (angleDifference(rounded, state.facing) < 2 || now - lastUpdate < 80)) return;
-    lastUpdate = now;
-    update({ facing: rounded, compassActive: true });
+    // A compass speaks many times a second: small tremors are not worth a redraw, and a burst
+    // redraws at most every 80 ms, its last reading kept (a compass that then falls silent
+    // must not leave the view on an older one).
+    clearTimeout(trailing);
+    if (state.compassActive && angleDifference(rounded, state.facing) < 2) return;
+    const wait = 80 - (performance.now() - lastUpdate);
+    if (state.compassActive && wait > 0) trailing = setTimeout(() => { if (compassHandler) turnTo(rounded); }, wait);
+    else turnTo(rounded);
   };
   window.addEventListener("deviceorientationabsolute", compassHandler);
   window.addEventListener("deviceorientation", compassHandler);
