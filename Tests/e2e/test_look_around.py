@@ -126,6 +126,9 @@ def test_turning_by_90_degrees_shows_the_notes_the_bearings_say(board, browsers)
     dial = driver.find_element(By.CSS_SELECTOR, ".dial").rect
     stage = stage_box(driver)
     assert dial["y"] < stage["y"] and stage["height"] >= 400, (dial, stage)
+    # The which-notes choice and Pause share one row: a second row would take the cards' room.
+    choice, pause = driver.find_element(By.ID, "look-mode").rect, driver.find_element(By.ID, "look-pause").rect
+    assert abs(choice["y"] + choice["height"] / 2 - (pause["y"] + pause["height"] / 2)) < 4, (choice, pause)
     assert not driver.find_element(By.ID, "filters").is_displayed() or driver.find_element(By.ID, "view-look").rect["y"] <= 1
     # Screen readers hear the count once, not every card: the stage is not a live region.
     assert driver.find_element(By.ID, "look-stage").get_attribute("aria-live") is None
