@@ -268,10 +268,7 @@ export async function loadMap({ evenIfReading = false } = {}) {
     if (map.getZoom() >= NOTES_FROM_ZOOM) {
       const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500 });
       if (request !== generation) return;
-      if (popupOpen && !evenIfReading) {
-        reloadWhenPopupCloses = true;
-        return;
-      }
+      if (deferredForReader(evenIfReading)) return;
       layer.clearLayers();
       markers.clear();
       for (const stack of stacks(page.posts, (at) => map.latLngToLayerPoint([at.lat, at.lon]))) {
@@ -287,10 +284,7 @@ export async function loadMap({ evenIfReading = false } = {}) {
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
-      if (popupOpen && !evenIfReading) {
-        reloadWhenPopupCloses = true;
-        return;
-      }
+      if (deferredForReader(evenIfReading)) return;
       layer.clearLayers();
       markers.clear();
       const merged = mergeOverlapping(result.clusters, (cluster) => map.latLngToLayerPoint([cluster.lat, cluster.lon]));
@@ -406,9 +400,15 @@ export function removeFromMap(id) {
 // would start: the notes are drawn again once it closes.
 let popupOpen = false;
 let reloadWhenPopupCloses = false;
+/** Whether a redraw waits for the open popup to close (and is then done). */
+function deferredForReader(evenIfReading) {
+  if (!popupOpen || evenIfReading) return false;
+  reloadWhenPopupCloses = true;
+  return true;
+}
+
 function reloadUnlessReading() {
-  if (popupOpen) reloadWhenPopupCloses = true;
-  else loadMap();
+  if (!deferredForReader(false)) loadMap();
 }
 
 /** Takes a note out of its stack's open list, with the count; an emptied list closes. */
