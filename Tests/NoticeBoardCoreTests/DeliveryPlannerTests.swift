@@ -43,17 +43,19 @@ import Testing
 
         var targets: [Target] = []
         var places: [Place] = []
-        for index in 0..<24 {
+        // Enough targets that the index's cells at every size are used, near the poles and
+        // across the antimeridian too (the shapes put posts there).
+        for index in 0..<240 {
             let anchor = samples[Int.random(in: 0..<samples.count, using: &rng)]
             let tags = index % 3 == 0 ? [] : [RandomBoard.tags.randomElement(using: &rng)!]
             // Some targets made exactly at a post's instant: that post is included.
             let createdAt = index % 4 == 0 ? anchor.createdAt : RandomBoard.epoch + Int64.random(in: 0...(30 * 86_400_000), using: &rng)
             switch index % 3 {
             case 0:
-                let radius = [1, 50, 2000, 50_000.0].randomElement(using: &rng)!
+                let radius = [1, 50, 100, 2000, 5000, 50_000.0, 900_000].randomElement(using: &rng)!
                 targets.append(Target(area: .circle(lat: anchor.lat, lon: anchor.lon, radius: radius), ring: nil, tags: tags, createdAt: createdAt))
             case 1:
-                let half = Double.random(in: 0.001...2, using: &rng)
+                let half = [Double.random(in: 0.001...2, using: &rng), 0, 40, 170].randomElement(using: &rng)!
                 var west = anchor.lon - half, east = anchor.lon + half
                 if west < -180 { west += 360 }
                 if east > 180 { east -= 360 }
@@ -67,19 +69,23 @@ import Testing
                 targets.append(Target(area: .place(slug), ring: PlaceOracle.Ring(ring), tags: tags, createdAt: createdAt))
             }
         }
-        let webhooks = targets.enumerated().filter { $0.offset % 2 == 0 }.map { offset, target in
-            Webhook(id: Int64(offset), url: "https://example.org/\(offset)", secret: String(repeating: "s", count: 16), area: target.area,
-                    tags: target.tags, createdAt: target.createdAt, createdBy: "mod")
+        var interests = targets.enumerated().map { offset, target in
+            DeliveryInterest(
+                target: offset % 2 == 0 ? .webhook(Int64(offset)) : .subscription(Int64(offset)),
+                listening: .area(target.area, tags: target.tags), createdAt: target.createdAt)
         }
-        let subscriptions = targets.enumerated().filter { $0.offset % 2 == 1 }.map { offset, target in
-            PushSubscription(id: Int64(offset), endpoint: "https://push.example.org/\(offset)", p256dh: [], auth: [], area: target.area,
-                             tags: target.tags, createdAt: target.createdAt)
-        }
+        // Targets removed, and some replaced by themselves, on the way: the index forgets them.
+        var index = DeliveryTargetIndex(interests)
+        let removed = Set(interests.indices.filter { $0 % 11 == 5 })
+        for offset in removed { index.remove(interests[offset].target) }
+        for offset in interests.indices where offset % 7 == 3 { index.upsert(interests[offset]) }
+        interests = interests.enumerated().filter { !removed.contains($0.offset) || $0.offset % 7 == 3 }.map(\.element)
+        let kept = Set(interests.map(\.target))
+        #expect(index.count == kept.count)
         let changes = posts.enumerated().map { offset, post in
             PostChange(sequence: Int64(offset + 1), post: post, status: hidden.contains(post.id) ? .hidden : .visible, version: 1)
         }
-        let matches = DeliveryPlanner.match(
-            changes, webhooks: webhooks, subscriptions: subscriptions, places: PlaceDirectory(places: places), now: Self.now)
+        let matches = DeliveryPlanner.match(changes, targets: index, places: PlaceDirectory(places: places), now: Self.now)
 
         var expected: Set<String> = []
         var expectedRemoved: [Int64] = []
@@ -88,7 +94,9 @@ import Testing
                 expectedRemoved.append(post.id)
                 continue
             }
-            for (offset, target) in targets.enumerated() where Self.oracleContains(target, post) {
+            for (offset, target) in targets.enumerated() where Self.oracleContains(target, post)
+                && kept.contains(offset % 2 == 0 ? .webhook(Int64(offset)) : .subscription(Int64(offset)))
+            {
                 expected.insert("\(offset % 2 == 0 ? "w" : "s")\(offset)-\(post.id)")
             }
         }
@@ -106,17 +114,43 @@ import Testing
 
     @Test func theNewestStateOfAPostInABatchDecides() {
         let post = Post(id: 9, lat: 1, lon: 1, heading: nil, message: "m", tag: "food", createdAt: 10, accuracy: nil, floor: nil, beacon: nil)
-        let hook = Webhook(id: 1, url: "https://e.org", secret: "ssssssssssssssss", area: .circle(lat: 1, lon: 1, radius: 10), tags: [], createdAt: 10, createdBy: "m")
+        let hook = DeliveryInterest(target: .webhook(1), listening: .area(.circle(lat: 1, lon: 1, radius: 10), tags: []), createdAt: 10)
         let created = PostChange(sequence: 1, post: post, status: .visible, version: 1)
         let hidden = PostChange(sequence: 2, post: post, status: .hidden, version: 2)
-        let thenHidden = DeliveryPlanner.match([created, hidden], webhooks: [hook], subscriptions: [], places: .empty, now: 20)
+        let thenHidden = DeliveryPlanner.match([created, hidden], targets: DeliveryTargetIndex([hook]), places: .empty, now: 20)
         #expect(thenHidden.created.isEmpty && thenHidden.removedPosts == [9])
-        let restored = DeliveryPlanner.match([hidden, created], webhooks: [hook], subscriptions: [], places: .empty, now: 20)
+        let restored = DeliveryPlanner.match([hidden, created], targets: DeliveryTargetIndex([hook]), places: .empty, now: 20)
         #expect(restored.created.count == 1 && restored.removedPosts.isEmpty)
         // A webhook made after the post does not receive it.
         var later = hook
         later.createdAt = 11
-        #expect(DeliveryPlanner.match([created], webhooks: [later], subscriptions: [], places: .empty, now: 20).created.isEmpty)
+        #expect(DeliveryPlanner.match([created], targets: DeliveryTargetIndex([later]), places: .empty, now: 20).created.isEmpty)
+    }
+
+    @Test func aReplyReachesTheSubscriptionsOfItsNotesDeviceOnlyWhenSomeoneElseWroteIt() {
+        var post = Post(id: 9, lat: 1, lon: 1, heading: nil, message: "m", tag: "food", createdAt: 10, accuracy: nil, floor: nil, beacon: nil)
+        post.deviceHash = "author"
+        let mine = DeliveryInterest(target: .subscription(1), listening: .replies(toDevice: "author"), createdAt: 5)
+        let someoneElses = DeliveryInterest(target: .subscription(2), listening: .replies(toDevice: "other"), createdAt: 5)
+        let madeLater = DeliveryInterest(target: .subscription(3), listening: .replies(toDevice: "author"), createdAt: 100)
+        let index = DeliveryTargetIndex([mine, someoneElses, madeLater])
+        let first = Reply(id: 1, postId: 9, message: "hi", createdAt: 20, deviceHash: "other", byAuthor: false)
+        let second = Reply(id: 2, postId: 9, message: "hey", createdAt: 21, deviceHash: nil, byAuthor: false)
+        let ownAnswer = Reply(id: 3, postId: 9, message: "thanks", createdAt: 22, deviceHash: "author", byAuthor: true)
+        let changes = [first, second, ownAnswer].enumerated().map { offset, reply in
+            PostChange(sequence: Int64(offset + 1), post: post, status: .visible, version: Int64(offset + 2), reply: reply)
+        }
+        let matches = DeliveryPlanner.match(changes, targets: index, places: .empty, now: 30)
+        // Both replies by others, even in one batch; never the author's own, nor to a later subscription.
+        #expect(matches.replies.map(\.reply.id) == [1, 2])
+        #expect(matches.replies.allSatisfy { $0.target == .subscription(1) })
+        // A note that left the board takes no replies.
+        let hiddenChanges = changes.map { change -> PostChange in
+            var hidden = change
+            hidden.status = .hidden
+            return hidden
+        }
+        #expect(DeliveryPlanner.match(hiddenChanges, targets: index, places: .empty, now: 30).replies.isEmpty)
     }
 
     @Test func retriesBackOffAndGiveUpAfterADay() {

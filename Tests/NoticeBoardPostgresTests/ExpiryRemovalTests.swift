@@ -40,9 +40,7 @@ import Testing
                         """))
             }
             func turn() async throws {
-                _ = try await store.dispatchTurn(limit: 100) { watermark, changes, _, _ in
-                    DispatchPlan(deliveries: [], removedPosts: [], watermark: changes.last?.sequence ?? watermark)
-                }
+                _ = try await store.withDispatchTurn(deadline: .seconds(30)) { turn in try await turn.queueExpiryRemovals() }
             }
             func removals() async throws -> [Int64: Int] {
                 var counts: [Int64: Int] = [:]

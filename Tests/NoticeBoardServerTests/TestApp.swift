@@ -28,7 +28,8 @@ struct TestApp {
             beacons: PostgresBeaconStore(client: DatabasePool(client), logger: TestDatabase.logger),
             places: PostgresPlaceStore(client: DatabasePool(client), logger: TestDatabase.logger, placeLimit: placeLimit),
             likes: PostgresLikeStore(client: DatabasePool(client), logger: TestDatabase.logger),
-            replies: PostgresReplyStore(client: DatabasePool(client), logger: TestDatabase.logger))
+            replies: PostgresReplyStore(client: DatabasePool(client), logger: TestDatabase.logger),
+            history: PostgresDeviceHistoryStore(client: DatabasePool(client), logger: TestDatabase.logger))
         var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
         application.services = [client]
         return try await buildApplication(application).test(setup) { http in

@@ -20,7 +20,7 @@ def in_view(posts, update):
         d = distance(update["lat"], update["lon"], post["lat"], post["lon"])
         if d > radius:
             continue
-        if "facing" in update and d > update.get("accuracy", 10):
+        if "facing" in update and d > update.get("accuracy", 0):
             if difference(bearing(update["lat"], update["lon"], post["lat"], post["lon"]), update["facing"]) > update.get("fov", 60) / 2:
                 continue
         found.append((d, post["id"]))

@@ -14,6 +14,8 @@ public final class Board: Sendable {
     /// Likes and replies of record; without them, those routes answer "unavailable".
     let likeStore: (any LikeStore)?
     let replyStore: (any ReplyStore)?
+    /// What each device made, for "my notes"; without one, those routes answer "unavailable".
+    let history: (any DeviceHistoryStore)?
     /// Every place, as of the store's last revision seen: `place=` is answered from here.
     let placeDirectory = Mutex(PlaceDirectory.empty)
     /// Changes for live streams: every post this instance commits.
@@ -29,8 +31,9 @@ public final class Board: Sendable {
 
     public init(
         store: any PostStore, moderation: (any ModerationStore)? = nil, beacons: (any BeaconStore)? = nil, places: (any PlaceStore)? = nil,
-        likes: (any LikeStore)? = nil, replies: (any ReplyStore)? = nil
+        likes: (any LikeStore)? = nil, replies: (any ReplyStore)? = nil, history: (any DeviceHistoryStore)? = nil
     ) {
+        self.history = history
         likeStore = likes
         replyStore = replies
         self.store = store

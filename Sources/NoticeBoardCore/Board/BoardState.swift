@@ -70,7 +70,12 @@ struct BoardState: Sendable {
             return nil
         case (true, false):
             insert(post)
-            if let expiresAt = post.expiresAt { expiries.add(id: post.id, at: expiresAt) }
+            // A restored note whose lifetime already ended goes back into the history only:
+            // live streams never saw it end, so they are not told it came.
+            if let expiresAt = post.expiresAt {
+                guard expiresAt > Timestamp.nowMilliseconds() else { return nil }
+                expiries.add(id: post.id, at: expiresAt)
+            }
             return .post(post)
         case (false, true):
             remove(id: post.id)

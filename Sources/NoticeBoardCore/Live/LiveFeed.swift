@@ -38,6 +38,12 @@ public final class LiveFeed: Sendable {
         public let token: Int
         /// Events after the requested sequence still held by the feed, oldest first.
         public let backlog: [SequencedEvent]
+        /// Whether the backlog holds every event after the requested sequence: false when the
+        /// feed has forgotten some of them (it keeps `retained`) or started after it (a restart).
+        public let backlogIsComplete: Bool
+        /// The newest sequence published before this subscription: where a client that starts
+        /// over resumes.
+        public let latestSequence: Int64
         public let events: AsyncStream<SequencedEvent>
     }
 
@@ -45,6 +51,8 @@ public final class LiveFeed: Sendable {
         let retained: Int
         var lastSequence: Int64
         var recent: [SequencedEvent] = []
+        /// Every event at or below this sequence is forgotten (or came before the feed started).
+        var forgottenThrough: Int64
         var subscribers: [Int: AsyncStream<SequencedEvent>.Continuation] = [:]
         /// Which subscribers listen in each cell, and which listen everywhere.
         var byCell: [StreamCells.Cell: Set<Int>] = [:]
@@ -61,6 +69,13 @@ public final class LiveFeed: Sendable {
                 if kept[middle].sequence > sequence { high = middle } else { low = middle + 1 }
             }
             return kept[low...]
+        }
+
+        /// Whether every event after `sequence` is still retained.
+        func retainsEverything(after sequence: Int64) -> Bool {
+            let keptStart = recent.suffix(retained).startIndex
+            let horizon = keptStart > recent.startIndex ? recent[keptStart - 1].sequence : forgottenThrough
+            return sequence >= horizon
         }
 
         mutating func remove(_ token: Int) -> AsyncStream<SequencedEvent>.Continuation? {
@@ -80,7 +95,8 @@ public final class LiveFeed: Sendable {
     public init(retained: Int = 10_000, bufferPerSubscriber: Int = 1000, now: Date = Date()) {
         self.retained = retained
         self.bufferPerSubscriber = bufferPerSubscriber
-        state = Mutex(State(retained: retained, lastSequence: Int64(now.timeIntervalSince1970 * 1_000_000)))
+        let start = Int64(now.timeIntervalSince1970 * 1_000_000)
+        state = Mutex(State(retained: retained, lastSequence: start, forgottenThrough: start))
     }
 
     public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
@@ -91,7 +107,10 @@ public final class LiveFeed: Sendable {
             let sequenced = SequencedEvent(sequence: state.lastSequence, event: event)
             state.recent.append(sequenced)
             // Trimmed in batches, so a full history costs no shift of every event per publish.
-            if state.recent.count >= 2 * retained { state.recent.removeFirst(state.recent.count - retained) }
+            if state.recent.count >= 2 * retained {
+                state.forgottenThrough = state.recent[state.recent.count - retained - 1].sequence
+                state.recent.removeFirst(state.recent.count - retained)
+            }
             // Only the streams whose cells hold the position, and those listening everywhere.
             let (lat, lon) = event.position
             var dropped: [Int] = []
@@ -119,7 +138,27 @@ public final class LiveFeed: Sendable {
                 state.everywhere.insert(token)
             }
             let backlog = after.map { sequence in Array(state.retainedEvents(after: sequence)) } ?? []
-            return Subscription(token: token, backlog: backlog, events: stream)
+            let complete = after.map { state.retainsEverything(after: $0) } ?? true
+            return Subscription(token: token, backlog: backlog, backlogIsComplete: complete, latestSequence: state.lastSequence, events: stream)
+        }
+    }
+
+    /// Moves a subscriber to other cells (nil: everywhere), as a walker moves.
+    public func listen(_ token: Int, in cells: Set<StreamCells.Cell>?) {
+        state.withLock { state in
+            guard state.subscribers[token] != nil else { return }
+            if let held = state.cellsOf[token], held == cells { return }
+            state.everywhere.remove(token)
+            for cell in state.cellsOf.removeValue(forKey: token) ?? [] {
+                state.byCell[cell]?.remove(token)
+                if state.byCell[cell]?.isEmpty == true { state.byCell[cell] = nil }
+            }
+            if let cells {
+                state.cellsOf[token] = cells
+                for cell in cells { state.byCell[cell, default: []].insert(token) }
+            } else {
+                state.everywhere.insert(token)
+            }
         }
     }
 

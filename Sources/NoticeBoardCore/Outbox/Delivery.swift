@@ -103,6 +103,9 @@ public enum DeliveryOutcome: Sendable, Equatable {
     case failed(error: String)
     case skipped(reason: String)
     case gone(error: String)
+    /// Not attempted (its host has as many calls in flight as it may): try again at this time,
+    /// the attempt not counted.
+    case deferred(at: Int64)
 }
 
 /// When to try again: doubling from 5 s up to an hour, with up to 20 % jitter so that a target

@@ -1,22 +1,25 @@
-/// A device's request to be pushed new notes in an area (Web Push, RFC 8030/8291).
+/// A device's request to be pushed new notes in an area, or replies to its own notes (Web Push,
+/// RFC 8030/8291).
 public struct PushSubscription: Sendable, Equatable {
     public var id: Int64
     public var endpoint: String
     /// The browser's P-256 public key (65 bytes, uncompressed) and its 16-byte authentication secret.
     public var p256dh: [UInt8]
     public var auth: [UInt8]
-    public var area: DeliveryArea
-    public var tags: [String]
+    public var listening: DeliveryInterest.Listening
     public var createdAt: Int64
 
-    public init(id: Int64, endpoint: String, p256dh: [UInt8], auth: [UInt8], area: DeliveryArea, tags: [String], createdAt: Int64) {
+    public init(id: Int64, endpoint: String, p256dh: [UInt8], auth: [UInt8], listening: DeliveryInterest.Listening, createdAt: Int64) {
         self.id = id
         self.endpoint = endpoint
         self.p256dh = p256dh
         self.auth = auth
-        self.area = area
-        self.tags = tags
+        self.listening = listening
         self.createdAt = createdAt
+    }
+
+    public var interest: DeliveryInterest {
+        DeliveryInterest(target: .subscription(id), listening: listening, createdAt: createdAt)
     }
 }
 
@@ -26,7 +29,8 @@ public struct PushSubscriptionDraft: Sendable, Equatable {
     public var endpoint: DeliveryURL
     public var p256dh: [UInt8]
     public var auth: [UInt8]
-    public var area: DeliveryArea
+    /// `nil` for a subscription to replies (`"replies": true`).
+    public var area: DeliveryArea?
     public var tags: [String]
 
     public init(json: JSONValue) throws(ValidationError) {
@@ -50,8 +54,22 @@ public struct PushSubscriptionDraft: Sendable, Equatable {
         }
         self.p256dh = point
         self.auth = secret
-        area = try DeliveryArea(json: members["area"], maxRadius: 5000)
-        if case .box = area { throw ValidationError(field: "area", "must be {lat, lon, radius} (radius at most 5000) or {place}") }
+        let replies: Bool
+        switch members["replies"] {
+        case nil, .null?: replies = false
+        case .bool(let value)?: replies = value
+        default: throw ValidationError(field: "replies", "must be true or false")
+        }
+        if replies {
+            guard members["area"] == nil || members["area"] == .null else {
+                throw ValidationError(field: "area", "a subscription has an area or \"replies\": true, not both")
+            }
+            area = nil
+        } else {
+            let area = try DeliveryArea(json: members["area"], maxRadius: 5000)
+            if case .box = area { throw ValidationError(field: "area", "must be {lat, lon, radius} (radius at most 5000) or {place}") }
+            self.area = area
+        }
         tags = try DeliveryTags.parse(members["tags"])
     }
 

@@ -1,6 +1,6 @@
 /// Likes of record: one per device and post, the post's `likeCount` kept in the same transaction.
 public protocol LikeStore: Sendable {
-    /// Adds (`liked`) or removes a device's like; `nil` if the post is not visible. The post's
+    /// Adds (`liked`) or removes a device's like; `nil` if the post is not visible or has expired. The post's
     /// state after the change (or as it was, when nothing changed) comes back to be reconciled.
     func setLike(postId: Int64, deviceHash: String, liked: Bool) async throws -> (state: PostState, changed: Bool)?
     /// Which of these posts the device likes.
@@ -9,7 +9,7 @@ public protocol LikeStore: Sendable {
 
 /// Replies of record, their reports and moderation.
 public protocol ReplyStore: Sendable {
-    /// Adds a reply to a visible post and raises its reply count; `nil` if the post is not visible.
+    /// Adds a reply to a visible, unexpired post and raises its reply count; `nil` otherwise.
     /// Idempotency as for posts (the same global key space).
     func create(postId: Int64, message: String, deviceHash: String?, clientHash: String?, idempotency: IdempotencyRequest?)
         async throws -> (outcome: ReplyOutcome, post: PostState?)?

@@ -20,7 +20,7 @@ public struct WalkUpdate: Sendable, Equatable {
         lat = try fields.requiredNumber("lat", in: -90...90)
         lon = try fields.requiredNumber("lon", in: -180...180)
         radius = try fields.optionalNumber("radius", in: 1...Self.maxRadius) ?? 100
-        let accuracy = try fields.optionalNumber("accuracy", in: 0...1000) ?? 10
+        let accuracy = try fields.optionalNumber("accuracy", in: 0...1000) ?? 0
         let fov = try fields.optionalNumber("fov", in: 0...360) ?? 60
         guard fov > 0 else { throw ValidationError(field: "fov", "must be greater than 0 and at most 360") }
         cone = try fields.optionalNumber("facing", in: 0..<360).map { NearbySearch.ViewCone(facing: $0, fov: fov, accuracy: accuracy) }

@@ -18,7 +18,7 @@ public struct PostgresLikeStore: LikeStore {
             try await client.withTransaction(logger: logger) { connection in
                 var visible = false
                 for try await _ in try await connection.query(
-                    "SELECT id FROM posts WHERE id = \(postId) AND status = 'visible' FOR UPDATE", logger: logger)
+                    "SELECT id FROM posts WHERE id = \(postId) AND \(unescaped: PostOpenness.openCondition) FOR UPDATE", logger: logger)
                 {
                     visible = true
                 }

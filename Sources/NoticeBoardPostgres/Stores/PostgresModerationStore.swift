@@ -85,13 +85,13 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
     public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome {
         try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
-                var status: String?
-                for try await value in try await connection.query(
-                    "SELECT status FROM posts WHERE id = \(postId) FOR UPDATE", logger: logger
-                ).decode(String.self) {
-                    status = value
+                var open = false
+                for try await _ in try await connection.query(
+                    "SELECT id FROM posts WHERE id = \(postId) AND \(unescaped: PostOpenness.openCondition) FOR UPDATE", logger: logger
+                ) {
+                    open = true
                 }
-                guard status == PostStatus.visible.rawValue else { return .notFound }
+                guard open else { return .notFound }
                 var inserted = false
                 for try await _ in try await connection.query(
                     """

@@ -83,33 +83,20 @@ public struct PostgresOutboxStore: OutboxStore {
     // MARK: Push subscriptions
 
     public func createSubscription(_ draft: PushSubscriptionDraft, deviceHash: String) async throws -> PushSubscription {
-        try await StoreErrors.bounded { [self] in
+        let area = draft.area.map { $0.json.canonicalText }
+        return try await StoreErrors.bounded { [self] in
             let rows = try await client.query(
                 """
-                INSERT INTO push_subscriptions (device_hash, endpoint, p256dh, auth, area, tags)
-                VALUES (\(deviceHash), \(draft.endpoint.text), \(Data(draft.p256dh)), \(Data(draft.auth)), \(draft.area.json.canonicalText)::jsonb, \(draft.tags)::text[])
+                INSERT INTO push_subscriptions (device_hash, endpoint, p256dh, auth, area, tags, replies)
+                VALUES (\(deviceHash), \(draft.endpoint.text), \(Data(draft.p256dh)), \(Data(draft.auth)), \(area)::jsonb, \(draft.tags)::text[],
+                    \(area == nil))
                 RETURNING id, \(unescaped: Self.milliseconds("created_at"))
                 """, logger: logger)
             for try await (id, createdAt) in rows.decode((Int64, Int64).self) {
-                return PushSubscription(
-                    id: id, endpoint: draft.endpoint.text, p256dh: draft.p256dh, auth: draft.auth, area: draft.area, tags: draft.tags, createdAt: createdAt)
+                let listening: DeliveryInterest.Listening = draft.area.map { .area($0, tags: draft.tags) } ?? .replies(toDevice: deviceHash)
+                return PushSubscription(id: id, endpoint: draft.endpoint.text, p256dh: draft.p256dh, auth: draft.auth, listening: listening, createdAt: createdAt)
             }
             throw StoreError.unavailable("the subscription was not stored")
-        }
-    }
-
-    public func subscriptions() async throws -> [PushSubscription] {
-        try await StoreErrors.bounded { [self] in
-            let rows = try await client.query(
-                "SELECT id, endpoint, p256dh, auth, area::text, tags, \(unescaped: Self.milliseconds("created_at")) FROM push_subscriptions ORDER BY id",
-                logger: logger)
-            var subscriptions: [PushSubscription] = []
-            for try await (id, endpoint, p256dh, auth, area, tags, createdAt) in rows.decode((Int64, String, Data, Data, String, [String], Int64).self) {
-                guard let area = Self.area(area) else { continue }
-                subscriptions.append(
-                    PushSubscription(id: id, endpoint: endpoint, p256dh: [UInt8](p256dh), auth: [UInt8](auth), area: area, tags: tags, createdAt: createdAt))
-            }
-            return subscriptions
         }
     }
 
@@ -139,11 +126,29 @@ public struct PostgresOutboxStore: OutboxStore {
 
     // MARK: Dispatching and sending
 
-    public func dispatchTurn(
-        limit: Int, plan: @escaping @Sendable (Int64, [PostChange], [Webhook], [PushSubscription]) async throws -> DispatchPlan
-    ) async throws -> DispatchResult? {
-        try await StoreErrors.bounded { [self] in
-            try await client.withTransaction(logger: logger) { connection -> DispatchResult? in
+    public func allInterests() async throws -> (interests: [DeliveryInterest], logPosition: Int64) {
+        try await StoreErrors.bounded(deadline: .seconds(120)) { [self] in
+            try await client.withTransaction(logger: logger) { connection in
+                // Entries of the last minute are read again after the load: one whose
+                // transaction commits after this snapshot is then still seen.
+                var position: Int64 = 0
+                for try await value in try await connection.query(
+                    "SELECT coalesce(max(seq), 0) FROM outbox_target_changes WHERE at < clock_timestamp() - interval '1 minute'", logger: logger
+                ).decode(Int64.self) {
+                    position = value
+                }
+                var interests = try await PostgresDispatchTurn.interests(on: connection, webhookIds: nil, subscriptionIds: nil, logger: logger)
+                interests.sort { $0.createdAt < $1.createdAt }
+                return (interests, position)
+            }
+        }
+    }
+
+    public func withDispatchTurn<Result: Sendable>(
+        deadline: Duration, _ body: @escaping @Sendable (any DispatchTurn) async throws -> Result
+    ) async throws -> Result? {
+        try await StoreErrors.bounded(deadline: deadline) { [self] in
+            try await client.withTransaction(logger: logger) { connection -> Result? in
                 var watermark: Int64?
                 for try await value in try await connection.query(
                     "SELECT watermark FROM dispatch_cursor WHERE id = 1 FOR UPDATE SKIP LOCKED", logger: logger
@@ -151,105 +156,9 @@ public struct PostgresOutboxStore: OutboxStore {
                     watermark = value
                 }
                 guard let watermark else { return nil }
-                let expiryRemovals = try await queueExpiryRemovals(on: connection)
-                // With nothing to deliver to, the changes are passed over in one statement (a
-                // million imported posts would otherwise be read a thousand at a time). A target
-                // made later never receives posts made before it, so nothing is lost.
-                var targets = 0
-                for try await count in try await connection.query(
-                    "SELECT (SELECT count(*) FROM webhooks) + (SELECT count(*) FROM push_subscriptions)", logger: logger
-                ).decode(Int64.self) {
-                    targets = Int(count)
-                }
-                if targets == 0 {
-                    var latest = watermark
-                    for try await value in try await connection.query(
-                        "UPDATE dispatch_cursor SET watermark = greatest(watermark, (SELECT coalesce(max(seq), 0) FROM post_changes)) WHERE id = 1 RETURNING watermark",
-                        logger: logger
-                    ).decode(Int64.self) {
-                        latest = value
-                    }
-                    return DispatchResult(changesRead: 0, queued: expiryRemovals, watermark: latest)
-                }
-                let changes = try await connection.executeAll(ChangesAfter(sequence: watermark, limit: limit), logger: logger)
-                guard !changes.isEmpty else { return DispatchResult(changesRead: 0, queued: expiryRemovals, watermark: watermark) }
-                let planned = try await plan(watermark, changes, try await webhooks(), try await subscriptions())
-                var queued = expiryRemovals
-                if !planned.deliveries.isEmpty {
-                    // 0 stands for none: arrays of optionals do not bind.
-                    let webhookIds = planned.deliveries.map { delivery -> Int64 in if case .webhook(let id) = delivery.target { id } else { 0 } }
-                    let subscriptionIds = planned.deliveries.map { delivery -> Int64 in if case .subscription(let id) = delivery.target { id } else { 0 } }
-                    let rows = try await connection.query(
-                        """
-                        INSERT INTO deliveries (delivery_id, webhook_id, subscription_id, event, post_id, body)
-                        SELECT d.delivery_id::uuid, nullif(d.webhook_id, 0), nullif(d.subscription_id, 0), d.event, d.post_id, decode(d.body, 'base64')
-                        FROM unnest(\(planned.deliveries.map(\.deliveryId))::text[], \(webhookIds)::int8[], \(subscriptionIds)::int8[],
-                            \(planned.deliveries.map(\.event.rawValue))::text[], \(planned.deliveries.map(\.postId))::int8[],
-                            \(planned.deliveries.map { Data($0.body).base64EncodedString() })::text[])
-                            AS d (delivery_id, webhook_id, subscription_id, event, post_id, body)
-                        WHERE (d.webhook_id = 0 OR EXISTS (SELECT 1 FROM webhooks w WHERE w.id = d.webhook_id))
-                          AND (d.subscription_id = 0 OR EXISTS (SELECT 1 FROM push_subscriptions s WHERE s.id = d.subscription_id))
-                        ON CONFLICT DO NOTHING RETURNING id
-                        """, logger: logger)
-                    for try await _ in rows { queued += 1 }
-                }
-                if !planned.removedPosts.isEmpty {
-                    queued += try await queueRemovals(of: planned.removedPosts, on: connection)
-                }
-                _ = try await connection.query("UPDATE dispatch_cursor SET watermark = \(planned.watermark) WHERE id = 1", logger: logger)
-                return DispatchResult(changesRead: changes.count, queued: queued, watermark: planned.watermark)
+                return try await body(PostgresDispatchTurn(connection: connection, logger: logger, watermark: watermark))
             }
         }
-    }
-
-    /// Expiry changes no row, so no change reports it: the posts whose time ran out since the
-    /// last turn (at most `expiryBatch` a turn, in expiry order) are removals too.
-    private func queueExpiryRemovals(on connection: PostgresConnection) async throws -> Int {
-        var expired: [Int64] = []
-        for try await id in try await connection.query(
-            """
-            WITH looked AS (SELECT expired_through, expired_through_id FROM dispatch_cursor WHERE id = 1),
-            due AS (
-                SELECT p.id, p.expires_at FROM posts p, looked
-                WHERE p.expires_at IS NOT NULL AND p.expires_at <= now()
-                  AND (p.expires_at, p.id) > (looked.expired_through, looked.expired_through_id)
-                ORDER BY p.expires_at, p.id LIMIT \(Self.expiryBatch)),
-            moved AS (
-                UPDATE dispatch_cursor SET (expired_through, expired_through_id) =
-                    (SELECT expires_at, id FROM due ORDER BY expires_at DESC, id DESC LIMIT 1)
-                WHERE id = 1 AND EXISTS (SELECT 1 FROM due))
-            SELECT id FROM due
-            """, logger: logger
-        ).decode(Int64.self) {
-            expired.append(id)
-        }
-        return expired.isEmpty ? 0 : try await queueRemovals(of: expired, on: connection)
-    }
-
-    static let expiryBatch = 1000
-
-    /// Pending created and push deliveries of removed posts are skipped; a webhook that was sent
-    /// (or tried and given up on) `post.created` gets `post.removed`, once.
-    private func queueRemovals(of posts: [Int64], on connection: PostgresConnection) async throws -> Int {
-        _ = try await connection.query(
-            """
-            UPDATE deliveries SET status = 'skipped', last_error = 'the post left the board before it was sent', lease_until = NULL
-            WHERE post_id = ANY(\(posts)::int8[]) AND status = 'pending' AND event IN ('post.created', 'push')
-            """, logger: logger)
-        var queued = 0
-        for try await _ in try await connection.query(
-            """
-            INSERT INTO deliveries (delivery_id, webhook_id, event, post_id, body)
-            SELECT u.id, d.webhook_id, 'post.removed', d.post_id,
-                convert_to('{"event":"post.removed","deliveryId":"' || u.id::text || '","post":{"id":' || d.post_id || '}}', 'UTF8')
-            FROM deliveries d CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id) u
-            WHERE d.post_id = ANY(\(posts)::int8[]) AND d.event = 'post.created' AND d.status IN ('delivered', 'failed')
-            ON CONFLICT DO NOTHING RETURNING id
-            """, logger: logger)
-        {
-            queued += 1
-        }
-        return queued
     }
 
     public func claimDue(limit: Int, leaseMilliseconds: Int) async throws -> [ClaimedDelivery] {
@@ -269,7 +178,7 @@ public struct PostgresOutboxStore: OutboxStore {
                     (SELECT secret FROM webhooks w WHERE w.id = d.webhook_id),
                     (SELECT p256dh FROM push_subscriptions s WHERE s.id = d.subscription_id),
                     (SELECT auth FROM push_subscriptions s WHERE s.id = d.subscription_id),
-                    coalesce((SELECT p.status = 'visible' AND (p.expires_at IS NULL OR p.expires_at > clock_timestamp()) FROM posts p WHERE p.id = d.post_id), false)
+                    coalesce((SELECT \(unescaped: PostgresDispatchTurn.liveCondition) FROM posts p WHERE p.id = d.post_id), false)
                 """, logger: logger)
             var claimed: [ClaimedDelivery] = []
             for try await row in rows {
@@ -286,15 +195,40 @@ public struct PostgresOutboxStore: OutboxStore {
         }
     }
 
-    public func record(_ outcome: DeliveryOutcome, sequence: Int64, target: DeliveryTarget) async throws {
+    public func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery) async throws {
+        let sequence = delivery.sequence
         try await StoreErrors.bounded { [self] in
             let query: PostgresQuery
             switch outcome {
             case .delivered:
-                query = "UPDATE deliveries SET status = 'delivered', last_error = NULL, lease_until = NULL WHERE id = \(sequence)"
+                guard delivery.event == .created else {
+                    query = "UPDATE deliveries SET status = 'delivered', last_error = NULL, lease_until = NULL WHERE id = \(sequence)"
+                    break
+                }
+                // The removal may have been planned while this was on its way (and found nothing
+                // delivered to follow): the second statement, which sees every commit before the
+                // first, queues it then. Queuing is once per webhook, post and event.
+                try await client.withTransaction(logger: logger) { connection in
+                    _ = try await connection.query(
+                        "UPDATE deliveries SET status = 'delivered', last_error = NULL, lease_until = NULL WHERE id = \(sequence)", logger: logger)
+                    _ = try await connection.query(
+                        """
+                        \(unescaped: PostgresDispatchTurn.removalInsert)
+                        WHERE d.id = \(sequence)
+                          AND NOT coalesce((SELECT \(unescaped: PostgresDispatchTurn.liveCondition) FROM posts p WHERE p.id = d.post_id), false)
+                        ON CONFLICT DO NOTHING
+                        """, logger: logger)
+                }
+                return
             case .retry(let error, let at):
                 query = """
                     UPDATE deliveries SET last_error = \(error), lease_until = NULL,
+                        next_attempt_at = to_timestamp(\(Double(at) / 1000)) WHERE id = \(sequence)
+                    """
+            case .deferred(let at):
+                // Not tried: the attempt it was counted as is given back.
+                query = """
+                    UPDATE deliveries SET lease_until = NULL, attempts = greatest(attempts - 1, 0),
                         next_attempt_at = to_timestamp(\(Double(at) / 1000)) WHERE id = \(sequence)
                     """
             case .failed(let error):
@@ -302,7 +236,7 @@ public struct PostgresOutboxStore: OutboxStore {
             case .skipped(let reason):
                 query = "UPDATE deliveries SET status = 'skipped', last_error = \(reason), lease_until = NULL WHERE id = \(sequence)"
             case .gone(let error):
-                guard case .subscription(let id) = target else {
+                guard case .subscription(let id) = delivery.target else {
                     query = "UPDATE deliveries SET status = 'failed', last_error = \(error), lease_until = NULL WHERE id = \(sequence)"
                     break
                 }
@@ -322,7 +256,8 @@ public struct PostgresOutboxStore: OutboxStore {
         }
     }
 
-    static func area(_ text: String) -> DeliveryArea? {
+    static func area(_ text: String?) -> DeliveryArea? {
+        guard let text else { return nil }
         guard let json = JSONValue.parse(Data(text.utf8)) else { return nil }
         return try? DeliveryArea(json: json, maxRadius: 50_000)
     }

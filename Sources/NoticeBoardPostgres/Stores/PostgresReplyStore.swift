@@ -42,7 +42,7 @@ public struct PostgresReplyStore: ReplyStore {
                     }
                     var visible = false
                     for try await _ in try await connection.query(
-                        "SELECT id FROM posts WHERE id = \(postId) AND status = 'visible' FOR UPDATE", logger: logger)
+                        "SELECT id FROM posts WHERE id = \(postId) AND \(unescaped: PostOpenness.openCondition) FOR UPDATE", logger: logger)
                     {
                         visible = true
                     }

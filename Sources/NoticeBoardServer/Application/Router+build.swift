@@ -40,6 +40,7 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
         board: board, identity: identity, openStreams: StreamCounter(limitPerClient: settings.streamsPerClient),
         keepAliveInterval: .seconds(settings.streamKeepAliveSeconds)
     ).register(on: routes)
+    DeviceHistoryRoutes(board: board, identity: identity).register(on: routes)
     WalkRoutes(board: board, identity: identity, openWalks: StreamCounter(limitPerClient: settings.walksPerClient)).register(on: routes)
     WebhookRoutes(outbox: outbox).register(on: moderation)
     PushRoutes(outbox: outbox, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5)).register(on: routes)
@@ -54,7 +55,9 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
 func buildWebSocketRouter(_ setup: ApplicationSetup) -> Router<WalkRequestContext> {
     let router = Router(context: WalkRequestContext.self)
     let identity = ClientIdentity(trustedProxies: setup.settings.trustedProxies, hashKey: setup.settings.clientHashKey)
-    WalkRoutes(board: setup.board, identity: identity, openWalks: StreamCounter(limitPerClient: setup.settings.walksPerClient))
-        .register(webSockets: router)
+    WalkRoutes(
+        board: setup.board, identity: identity, openWalks: StreamCounter(limitPerClient: setup.settings.walksPerClient),
+        silenceLimit: setup.settings.walkSilence
+    ).register(webSockets: router)
     return router
 }

@@ -42,6 +42,8 @@ public struct ServerSettings: Sendable {
     public var vapidSubject = "mailto:noticeboard@example.invalid"
     /// Walks (`GET /api/v1/walk` WebSockets) one client address may hold open at once.
     public var walksPerClient = 16
+    /// A walk that sends nothing this long is closed.
+    public var walkSilence = Duration.seconds(600)
     /// PEM certificate chain and private key: serve HTTPS instead of HTTP.
     public var tls: (certificatePath: String, keyPath: String)?
     /// When set, `/metrics` answers only requests bearing this token.

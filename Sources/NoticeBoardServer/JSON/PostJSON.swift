@@ -12,6 +12,8 @@ struct PostJSON: Encodable {
     var fields = PostFields.all
     /// For a request with a device key: whether that device likes the post, and made it.
     var viewer: ViewerMarks?
+    /// For its author's own list: `"status": "hidden"` on a note moderators hid.
+    var hiddenForAuthor = false
 
     init(post: Post, distance: Double? = nil, bearing: Double? = nil, fields: PostFields = .all) {
         (self.post, self.distance, self.bearing, self.fields) = (post, distance, bearing, fields)
@@ -35,6 +37,7 @@ struct PostJSON: Encodable {
         }
         try container.encodeIfPresent(distance, forKey: .distance)
         try container.encodeIfPresent(bearing, forKey: .bearing)
+        if hiddenForAuthor, moderation == nil { try container.encode(PostStatus.hidden.rawValue, forKey: .status) }
         if let moderation {
             try container.encode(moderation.status.rawValue, forKey: .status)
             try container.encode(moderation.reportCount, forKey: .reportCount)

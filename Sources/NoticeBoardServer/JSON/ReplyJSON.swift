@@ -8,6 +8,8 @@ struct ReplyJSON: Encodable {
     var moderation: ModeratedReply?
     /// On streams: the note's visible replies now, so a page keeps its count without asking.
     var replyCount: Int?
+    /// For its author's own list: `"status": "hidden"` on a reply moderators hid.
+    var hiddenForAuthor = false
 
     init(_ reply: Reply, deviceHash: String? = nil) {
         self.reply = reply
@@ -30,6 +32,7 @@ struct ReplyJSON: Encodable {
         try container.encode(reply.byAuthor, forKey: .byAuthor)
         try container.encodeIfPresent(mine, forKey: .mine)
         try container.encodeIfPresent(replyCount, forKey: .replyCount)
+        if hiddenForAuthor, moderation == nil { try container.encode(PostStatus.hidden.rawValue, forKey: .status) }
         if let moderation {
             try container.encode(moderation.status.rawValue, forKey: .status)
             try container.encode(moderation.reportCount, forKey: .reportCount)

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NoticeBoardCore
 import Synchronization
@@ -10,6 +11,7 @@ final class OutboxServices: Sendable {
     let policy: HostPolicy
     let vapidSubject: String
     private let vapidKey = Mutex<VAPID?>(nil)
+    private let vapidTokens = Mutex(VAPIDTokenCache())
 
     init(store: any OutboxStore, board: Board, policy: HostPolicy, vapidSubject: String) {
         self.store = store
@@ -23,5 +25,12 @@ final class OutboxServices: Sendable {
         let loaded = try await VAPID.load(from: store, subject: vapidSubject)
         vapidKey.withLock { $0 = loaded }
         return loaded
+    }
+
+    /// `Authorization` for a push to `audience`, signed once for most of a token's life.
+    func vapidAuthorization(audience: String, now: Int = Int(Date().timeIntervalSince1970)) async throws -> String {
+        if let cached = vapidTokens.withLock({ $0.header(for: audience, now: now) }) { return cached }
+        let vapid = try await vapid()
+        return try vapidTokens.withLock { try $0.sign(for: audience, now: now, with: vapid) }
     }
 }

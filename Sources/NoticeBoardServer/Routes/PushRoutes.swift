@@ -34,7 +34,7 @@ struct PushRoutes: Sendable {
         if case .refused(let reason) = await outbox.policy.check(draft.endpoint) {
             throw APIError.invalid("the endpoint \(reason)", field: "subscription.endpoint")
         }
-        if case .place(let slug) = draft.area, outbox.board.places.places[slug] == nil {
+        if case .place(let slug)? = draft.area, outbox.board.places.places[slug] == nil {
             throw APIError.invalid("no place has the slug \(slug)", field: "area.place")
         }
         let client = identity.address(of: request, context: context)

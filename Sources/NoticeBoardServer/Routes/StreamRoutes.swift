@@ -61,9 +61,7 @@ struct StreamRoutes: Sendable {
             // What it missed is written straight away (it is already held, in the feed's history),
             // so a resuming client is never dropped for the size of its backlog.
             try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
-            for event in subscription.backlog {
-                if let text = Self.encode(event, for: query) { try await writer.write(ByteBuffer(string: text)) }
-            }
+            for text in StreamReplay.chunks(of: subscription, for: query) { try await writer.write(ByteBuffer(string: text)) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     var placeRevision = board.placeRevision

@@ -17,6 +17,8 @@ struct WalkRoutes: Sendable {
     let board: Board
     let identity: ClientIdentity
     let openWalks: StreamCounter
+    /// A walk that sends nothing this long is closed: its slot and subscription are freed.
+    var silenceLimit = Duration.seconds(600)
 
     /// On the plain router: a request that does not ask for the upgrade is told how to.
     func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
@@ -46,51 +48,51 @@ struct WalkRoutes: Sendable {
         case update(WalkUpdate)
         case invalid(ValidationError)
         case change(LiveEvent)
+        /// The socket broke (a bad frame, a reset): the walk ends with the error's close code.
+        case broken(any Error)
+        /// The walker sent nothing for `silenceLimit`.
+        case silent
     }
 
     private func walk(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
-        let subscription = board.feed.subscribe(after: nil)
+        // A walker hears only changes near where it stands: no cells until its first position.
+        let subscription = board.feed.subscribe(after: nil, cells: [])
         defer { board.feed.unsubscribe(subscription.token) }
         // Updates, refusals and the board's changes, handled one at a time by this task.
         let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(256))
+        let heard = LastHeard()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
-                var accepted: [ContinuousClock.Instant] = []
-                for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
-                    let now = ContinuousClock.now
-                    accepted.removeAll { now - $0 >= .seconds(1) }
-                    guard accepted.count < Self.updatesPerSecond else {
-                        Counter(label: "noticeboard_walk_updates_dropped_total").increment()
-                        continue
-                    }
-                    accepted.append(now)
-                    guard case .text(let text) = message else {
-                        input.yield(.invalid(ValidationError(field: nil, "updates are JSON text messages")))
-                        continue
-                    }
-                    do {
-                        input.yield(.update(try WalkUpdate(json: try JSONValue.parseStrict(Data(text.utf8)))))
-                    } catch let error as ValidationError {
-                        input.yield(.invalid(error))
-                    } catch let error as JSONParseError {
-                        input.yield(.invalid(ValidationError(field: error.field, error.message)))
-                    } catch {
-                        input.yield(.invalid(ValidationError(field: nil, "the update is not valid JSON")))
-                    }
+                // Whatever ends the reading ends the walk: a bad frame or a reset must not leave
+                // the walk, its subscription and its address's slot waiting for ever.
+                defer { input.finish() }
+                do {
+                    try await readUpdates(from: inbound, into: input, heard: heard)
+                } catch {
+                    input.yield(.broken(error))
                 }
-                input.finish()
             }
+            group.addTask { await watchSilence(of: heard, into: input) }
             group.addTask {
                 for await event in subscription.events { input.yield(.change(event.event)) }
                 input.finish()
             }
             var session = WalkSession()
-            for await item in inputs {
+            var broken: (any Error)?
+            loop: for await item in inputs {
                 switch item {
                 case .update(let update):
+                    board.feed.listen(subscription.token, in: StreamCells.cells(for: .circle(lat: update.lat, lon: update.lon, radius: update.radius)))
                     try await send(session.show(board.walkView(update), at: update), on: outbound)
                 case .invalid(let error):
                     try await outbound.writeTextMessage(Self.errorMessage(error))
+                case .broken(let error):
+                    broken = error
+                    break loop
+                case .silent:
+                    Counter(label: "noticeboard_walks_silent_total").increment()
+                    try? await outbound.close(.goingAway, reason: "no update for \(silenceLimit.components.seconds) s")
+                    break loop
                 case .change(let event):
                     guard let position = session.position else { continue }
                     let concerns: Bool
@@ -103,6 +105,52 @@ struct WalkRoutes: Sendable {
                 }
             }
             group.cancelAll()
+            // Rethrown, the handler closes the socket with the code the error carries (1009 for
+            // a message too large, 1002 for a protocol error, 1007 for bad UTF-8).
+            if let broken { throw broken }
+        }
+    }
+
+    /// Reads the walker's messages into `input` until the socket ends; each message read marks
+    /// the walker as heard from.
+    private func readUpdates(
+        from inbound: WebSocketInboundStream, into input: AsyncStream<Input>.Continuation, heard: LastHeard
+    ) async throws {
+        var accepted: [ContinuousClock.Instant] = []
+        for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
+            let now = ContinuousClock.now
+            heard.instant.withLock { $0 = now }
+            accepted.removeAll { now - $0 >= .seconds(1) }
+            guard accepted.count < Self.updatesPerSecond else {
+                Counter(label: "noticeboard_walk_updates_dropped_total").increment()
+                continue
+            }
+            accepted.append(now)
+            guard case .text(let text) = message else {
+                input.yield(.invalid(ValidationError(field: nil, "updates are JSON text messages")))
+                continue
+            }
+            do {
+                input.yield(.update(try WalkUpdate(json: try JSONValue.parseStrict(Data(text.utf8)))))
+            } catch let error as ValidationError {
+                input.yield(.invalid(error))
+            } catch let error as JSONParseError {
+                input.yield(.invalid(ValidationError(field: error.field, error.message)))
+            } catch {
+                input.yield(.invalid(ValidationError(field: nil, "the update is not valid JSON")))
+            }
+        }
+    }
+
+    /// Yields `.silent` once the walker has sent nothing for `silenceLimit`.
+    private func watchSilence(of heard: LastHeard, into input: AsyncStream<Input>.Continuation) async {
+        while !Task.isCancelled {
+            let deadline = heard.instant.withLock { $0 } + silenceLimit
+            if ContinuousClock.now >= deadline {
+                input.yield(.silent)
+                return
+            }
+            try? await Task.sleep(until: deadline, clock: .continuous)
         }
     }
 
@@ -124,6 +172,11 @@ struct WalkRoutes: Sendable {
         if let field = apiError.field { detail["field"] = field }
         let body = String(decoding: JSONResponse.encodeData(detail), as: UTF8.self)
         return #"{"type":"error","error":"# + body + "}"
+    }
+
+    /// When the walker last sent anything, shared by the reader and the silence watch.
+    final class LastHeard: Sendable {
+        let instant = Mutex(ContinuousClock.now)
     }
 
     static let open = Atomic<Int>(0)
