@@ -20,6 +20,25 @@ import Testing
         Post(id: id, lat: 22.4, lon: 114.2, heading: nil, message: "m\(id)", tag: "t", createdAt: 1_000, accuracy: nil, floor: nil, beacon: nil)
     }
 
+    @Test func aRestoredNoteWhoseLifetimeEndedIsNotAnnounced() async {
+        let board = Board(store: NoStore())
+        let now = Timestamp.nowMilliseconds()
+        var ended = Self.post(1)
+        ended.expiresAt = now - 1000
+        var lasting = Self.post(2)
+        lasting.expiresAt = now + 3_600_000
+        board.reconcile(ended, status: .hidden, version: 2)
+        board.reconcile(lasting, status: .hidden, version: 2)
+        let subscription = board.feed.subscribe(after: nil)
+        board.reconcile(ended, status: .visible, version: 3)
+        board.reconcile(lasting, status: .visible, version: 3)
+        board.feed.unsubscribe(subscription.token)
+        var announced: [Int64] = []
+        for await event in subscription.events { if case .post(let post) = event.event { announced.append(post.id) } }
+        #expect(announced == [2], "only the note still on the board is announced")
+        #expect(board.post(id: 1) != nil, "the ended note is back in the history")
+    }
+
     @Test func anOlderStateNeverOverwritesANewerOne() {
         let board = Board(store: NoStore())
         board.reconcile(Self.post(1), status: .visible, version: 1)

@@ -30,8 +30,14 @@ import Testing
                 heading: index % 3 == 0 ? nil : Double.random(in: 0..<360, using: &random), message: text, tag: "tag \(index)",
                 createdAt: Int64.random(in: -1_000_000_000_000...4_000_000_000_000, using: &random),
                 accuracy: index % 2 == 0 ? nil : 8.5, floor: index % 5 == 0 ? -3 : nil, beacon: index % 7 == 0 ? "uuid:1:2" : nil)
-            switch index % 3 {
+            switch index % 4 {
             case 0: posts.append(PostJSON(post: post))
+            case 3:
+                // An author's own list: likedByMe and mine, and a note moderators hid marked so.
+                var own = PostJSON(post: post)
+                own.viewer = ViewerMarks(likedByMe: index % 2 == 0, mine: true)
+                own.hiddenForAuthor = index % 8 == 3
+                posts.append(own)
             case 1: posts.append(PostJSON(post: post, distance: Double.random(in: 0...50_000, using: &random), bearing: 359.999_999_9))
             default:
                 posts.append(PostJSON(moderated: ModeratedPost(post: post, status: .hidden, reportCount: index, clientId: index % 2 == 0 ? nil : "abc")))

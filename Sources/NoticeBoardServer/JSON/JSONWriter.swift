@@ -244,6 +244,10 @@ extension PostJSON: JSONWritable {
         }
         if let distance, member("distance", .distance) { json.number(distance) }
         if let bearing, member("bearing", .bearing) { json.number(bearing) }
+        if hiddenForAuthor, moderation == nil {
+            json.key("status", first: first)
+            json.string(PostStatus.hidden.rawValue)
+        }
         if let moderation {
             json.key("status", first: first)
             json.string(moderation.status.rawValue)
