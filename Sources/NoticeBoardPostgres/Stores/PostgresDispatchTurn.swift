@@ -11,17 +11,23 @@ struct PostgresDispatchTurn: DispatchTurn {
     let watermark: Int64
 
     static let expiryBatch = 1000
+    /// A post is taken as a removal this long after it expired: a `post.created` whose outcome
+    /// was being recorded at that instant (which judged the post still live) has committed by
+    /// then, so the removal query sees it delivered. Recording takes well under a second.
+    static let expiryMarginSeconds = 10
 
     /// A post still on the board: visible and not expired, judged at the statement's instant.
     static let liveCondition = "p.status = 'visible' AND (p.expires_at IS NULL OR p.expires_at > clock_timestamp())"
 
     /// Queues `post.removed` for the `post.created` deliveries selected as `d` (the caller adds
-    /// the WHERE clause and the conflict rule).
+    /// the WHERE clause and the conflict rule). The lateral names `d` so that each row gets its
+    /// own delivery id: uncorrelated, it is evaluated once, and every removal after the first of
+    /// a statement collided with it and was dropped by the conflict rule.
     static let removalInsert = """
         INSERT INTO deliveries (delivery_id, webhook_id, event, post_id, body)
         SELECT u.id, d.webhook_id, 'post.removed', d.post_id,
             convert_to('{"event":"post.removed","deliveryId":"' || u.id::text || '","post":{"id":' || d.post_id || '}}', 'UTF8')
-        FROM deliveries d CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id) u
+        FROM deliveries d CROSS JOIN LATERAL (SELECT gen_random_uuid() AS id, d.id AS of_delivery) u
         """
 
     func targetChanges(after sequence: Int64, limit: Int) async throws -> [(sequence: Int64, target: DeliveryTarget)] {
@@ -152,7 +158,7 @@ struct PostgresDispatchTurn: DispatchTurn {
             WITH looked AS (SELECT expired_through, expired_through_id FROM dispatch_cursor WHERE id = 1),
             due AS (
                 SELECT p.id, p.expires_at FROM posts p, looked
-                WHERE p.expires_at IS NOT NULL AND p.expires_at <= now()
+                WHERE p.expires_at IS NOT NULL AND p.expires_at <= now() - \(Self.expiryMarginSeconds) * interval '1 second'
                   AND (p.expires_at, p.id) > (looked.expired_through, looked.expired_through_id)
                 ORDER BY p.expires_at, p.id LIMIT \(Self.expiryBatch)),
             moved AS (

@@ -205,10 +205,12 @@ public struct PostgresOutboxStore: OutboxStore {
                     query = "UPDATE deliveries SET status = 'delivered', last_error = NULL, lease_until = NULL WHERE id = \(sequence)"
                     break
                 }
-                // The removal may have been planned while this was on its way (and found nothing
-                // delivered to follow): the second statement, which sees every commit before the
-                // first, queues it then. Queuing is once per webhook, post and event.
+                // The post's row lock orders this with a hide or delete: one that committed first
+                // is seen here and its removal queued now; one that commits later is planned after
+                // this commit and finds the delivery delivered. Queuing is once per webhook, post
+                // and event. (Expiry changes no row: the dispatcher waits out `expiryMargin`.)
                 try await client.withTransaction(logger: logger) { connection in
+                    _ = try await connection.query("SELECT 1 FROM posts WHERE id = \(delivery.postId) FOR SHARE", logger: logger)
                     _ = try await connection.query(
                         "UPDATE deliveries SET status = 'delivered', last_error = NULL, lease_until = NULL WHERE id = \(sequence)", logger: logger)
                     _ = try await connection.query(
