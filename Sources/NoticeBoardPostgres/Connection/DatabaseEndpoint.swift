@@ -89,9 +89,7 @@ public struct DatabaseEndpoint: Sendable, Equatable, CustomStringConvertible {
         // Fail fast when the database is down: requests answer 503 instead of hanging.
         configuration.options.connectTimeout = .seconds(3)
         configuration.options.maximumConnections = 16
-        // Every statement here is short; PostgreSQL compiled the change feed's catch-up (a
-        // 10 000-row LIMIT, costed past jit_above_cost) with LLVM on each run, a quarter of its
-        // CPU under a write load.
+        // No statement of ours runs long enough to repay PostgreSQL's JIT compilation (docs/benchmarks.md).
         configuration.options.additionalStartupParameters = [("jit", "off")]
         return configuration
     }

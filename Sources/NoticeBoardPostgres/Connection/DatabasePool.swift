@@ -139,8 +139,8 @@ public final class DatabasePool: Service, Sendable {
         }
     }
 
-    /// A statement PostgreSQL parses and plans once per connection: for the statements run
-    /// hundreds of times a second, parsing and planning were a third of its CPU.
+    /// A statement PostgreSQL parses and plans once per connection, so the statements run for
+    /// every post and catch-up are not parsed and planned again each time.
     public func execute<Statement: PostgresPreparedStatement>(_ statement: Statement, logger: Logger) async throws -> [Statement.Row] {
         let client = try await client()
         do {

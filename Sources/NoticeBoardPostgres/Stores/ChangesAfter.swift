@@ -3,8 +3,8 @@ import PostgresNIO
 
 /// The change feed's page: changes after a sequence joined with each post's state now (and the
 /// state now of the change's reply, if any), prepared once per connection. The lookups are LATERAL
-/// with LIMIT 1 so they stay primary-key probes: on a young table not yet analysed, a plain join
-/// was planned as a hash join over every post, run on every catch-up.
+/// with LIMIT 1 so that they stay primary-key probes even on a young table not yet analysed,
+/// where a plain join would be planned as a hash join over every post.
 struct ChangesAfter: PostgresPreparedStatement {
     typealias Row = PostChange
 

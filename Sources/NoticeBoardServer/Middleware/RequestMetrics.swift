@@ -5,9 +5,8 @@ import Synchronization
 
 /// Request counts, latencies and errors per route, method and status, and requests in flight,
 /// under Hummingbird's metric names (`hb_requests`, `http_server_request_duration`, …).
-/// Hummingbird's own `MetricsMiddleware` records once the body is written, by wrapping the body
-/// in a closure; that turns every response into three separate writes to the socket, which cost
-/// more than the rest of a small request. Here the time is taken when the response is ready.
+/// The time is taken when the response is ready, not once its body is written as Hummingbird's
+/// own `MetricsMiddleware` does, because wrapping the body turns a response into three socket writes.
 /// The metric objects are made once per route, method and status: asking the metrics factory
 /// for one by its labels on every request is a lookup under the factory's lock.
 final class RequestMetrics: Sendable {

@@ -7,8 +7,8 @@ import NoticeBoardCore
 /// (`PathSafety`), errors as the contract's JSON (`ErrorTranslator`), metrics
 /// (`RequestMetrics`), `HEAD` without a body (`HeadResponse`) and the security headers
 /// (`SecurityHeaders`), and the page's files where no route answers (`PageFilesMiddleware`).
-/// One middleware, not nine: each layer of Hummingbird's middleware chain is an async call of
-/// its own, and nine of them cost as much as the rest of a small request.
+/// One middleware rather than one per concern, because each layer of Hummingbird's middleware
+/// chain is an async call of its own.
 struct RequestPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
     let cors: CORSPolicy
     let errors: ErrorTranslator
