@@ -11,15 +11,18 @@ public func buildApplication(_ setup: ApplicationSetup) throws -> some Applicati
     let delivery: [any Service] = outbox.map {
         [OutboxDispatcher(store: $0.store, board: setup.board, logger: setup.logger), OutboxSender(outbox: $0, logger: setup.logger)]
     } ?? []
+    let limits = ConnectionLimits(settings: settings.connections, exemptAddresses: settings.trustedProxies)
+    var services = setup.services + [loader] + delivery
+    if let watchdog = setup.watchdog { services = watchdog.watch(services) { "\(limits.openCount) connections open" } }
     return Application(
         router: buildRouter(setup, outbox: outbox),
-        server: try settings.serverBuilder(webSockets: buildWebSocketRouter(setup)),
+        server: try settings.serverBuilder(webSockets: buildWebSocketRouter(setup), limits: limits),
         configuration: .init(
             address: .hostname(settings.host, port: settings.port), serverName: "NoticeBoard",
             // Past the cap a few more are accepted, to be told 503; beyond those the listener stops
             // accepting until some close, so connections alone never exhaust the descriptors.
             availableConnectionsDelegate: .maximum(settings.connections.acceptedAtMost, logger: setup.logger)),
-        services: setup.services + [loader] + delivery,
+        services: services,
         onServerRunning: { channel in await setup.onServerRunning(channel.localAddress?.port ?? settings.port) },
         logger: setup.logger)
 }
