@@ -12,14 +12,16 @@ import Darwin
 /// Makes shutdown end by a deadline whatever a service does: armed by the first SIGTERM or
 /// SIGINT, it waits on a thread of its own (no Swift task, no event loop: the stuck shutdown of
 /// issue 37 was a task awaiting something never resumed), and at the deadline logs which
-/// services still run, runs `onExpiry` (stopping the embedded cluster this process owns) and
-/// exits with status 1. A shutdown that finishes in time never hears of it.
+/// services still run, runs `onExpiry` (stopping the embedded cluster this process owns, for at
+/// most 10 s) and exits with status 1. A shutdown that finishes in time never hears of it.
 public final class ShutdownWatchdog: Sendable {
     /// Beyond `--shutdown-timeout` (busy connections), what the other services may take.
     public static let grace = Duration.seconds(5)
     /// How long a service may take once told to stop before it is cancelled.
     public static let serviceDeadline = Duration.seconds(2)
     static let serverName = "HTTP server"
+    /// What `onExpiry` (stopping the cluster) may take before the process leaves without it.
+    static let cleanupLimitSeconds = 10
 
     public let deadline: Duration
     let logger: Logger
@@ -114,7 +116,15 @@ public final class ShutdownWatchdog: Sendable {
         logger.critical(
             "shutdown did not finish within its deadline; exiting anyway",
             metadata: ["deadline": "\(deadline)", "still_running": "\(running.isEmpty ? "nothing (stopping the embedded PostgreSQL)" : running.joined(separator: "; "))"])
-        onExpiry(running)
+        // The cleanup is bounded too: `pg_ctl stop` waits on a frozen postmaster for a minute.
+        let cleaned = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async { [onExpiry] in
+            onExpiry(running)
+            cleaned.signal()
+        }
+        if cleaned.wait(timeout: .now() + .seconds(Self.cleanupLimitSeconds)) == .timedOut {
+            logger.critical("the cleanup did not finish in time; exiting without it", metadata: ["limit": "\(Self.cleanupLimitSeconds) s"])
+        }
         terminate(1)
     }
 }
