@@ -1,6 +1,7 @@
 import Hummingbird
 import NoticeBoardCore
 import ServiceLifecycle
+import Synchronization
 
 /// The application: the HTTP server, the board's loader and the services they depend on, shut
 /// down gracefully on SIGTERM/SIGINT.
@@ -13,7 +14,11 @@ public func buildApplication(_ setup: ApplicationSetup) throws -> some Applicati
     } ?? []
     let limits = ConnectionLimits(settings: settings.connections, exemptAddresses: settings.trustedProxies)
     var services = setup.services + [loader] + delivery
-    if let watchdog = setup.watchdog { services = watchdog.watch(services) { "\(limits.openCount) connections open" } }
+    // What the watchdog says of a server that will not stop: its connections, and the walk
+    // handlers still running (a walk's handler can outlive its connection).
+    if let watchdog = setup.watchdog {
+        services = watchdog.watch(services) { "\(limits.openCount) connections open, \(WalkRoutes.open.load(ordering: .relaxed)) walk handlers running" }
+    }
     return Application(
         router: buildRouter(setup, outbox: outbox),
         server: try settings.serverBuilder(webSockets: buildWebSocketRouter(setup), limits: limits),
