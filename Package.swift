@@ -141,6 +141,9 @@ let package = Package(
                 postgresNIO,
                 logging,
                 crypto,
+                serviceLifecycle,
+                nioPosix,
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
     ],

@@ -65,8 +65,10 @@ func readPassword() throws -> String {
     guard let line = readLine(strippingNewline: true), line.count >= 8 else {
         throw fail("give the password (at least 8 characters) on standard input")
     }
-    guard line.utf8.count <= 72 else {
+    guard line.utf8.count <= ModeratorAuth.maxPasswordBytes else {
         throw fail("the password is \(line.utf8.count) bytes; bcrypt uses at most 72, so give a shorter one")
     }
+    // bcrypt stops at NUL, so such a password would be accepted by what precedes it.
+    guard !line.utf8.contains(0) else { throw fail("the password contains NUL; bcrypt stops there, so give one without") }
     return line
 }

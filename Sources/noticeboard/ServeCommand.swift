@@ -81,7 +81,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Open connections in all; lowered to fit the descriptor limit. Default 10000. Env: NOTICEBOARD_MAX_CONNECTIONS.")
     var maxConnections: Int?
 
-    @Option(help: "Open connections from one address (trusted proxies exempt). Default 256. Env: NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS.")
+    @Option(help: "Open connections from one address (trusted proxies exempt). Default a sixteenth of --max-connections, 8 to 256. Env: NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS.")
     var maxConnectionsPerAddress: Int?
 
     @Option(help: "Seconds a connection may go without delivering a request head (idle keep-alive, trickled headers). Default 30. Env: NOTICEBOARD_IDLE_TIMEOUT.")
@@ -95,6 +95,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds shutdown waits for busy connections before closing them. Default 10. Env: NOTICEBOARD_SHUTDOWN_TIMEOUT.")
     var shutdownTimeout: Double?
+
+    @Option(help: "Seconds a walk (WebSocket) may send nothing before it is closed. Default 600. Env: NOTICEBOARD_WALK_IDLE_TIMEOUT.")
+    var walkIdleTimeout: Double?
 
     @Option(help: "The hosts webhooks and push endpoints may name, and only those, loopback or private ones included (repeatable). Default: any public address. Env: NOTICEBOARD_WEBHOOK_ALLOW_HOSTS (comma-separated).")
     var webhookAllowHost: [String] = []
@@ -138,6 +141,11 @@ struct ServeCommand: AsyncParsableCommand {
             let line = "NoticeBoard listening on \(settings.tls == nil ? "http" : "https")://\(settings.host):\(port) — database: \(summary)\n"
             FileHandle.standardOutput.write(Data(line.utf8))
         }
+        // Shutdown ends by this deadline whatever a service does: the watchdog names what still
+        // runs, stops the cluster this process owns and exits (issue 37).
+        let watchdog = ShutdownWatchdog(deadline: settings.connections.shutdownTimeout + ShutdownWatchdog.grace, logger: logger) { _ in handle.close() }
+        watchdog.armOnSignals()
+        setup.watchdog = watchdog
         let app = try buildApplication(setup)
         try await app.runService()
     }
@@ -195,11 +203,12 @@ struct ServeCommand: AsyncParsableCommand {
     func resolvedConnectionSettings() throws -> ConnectionSettings {
         var connections = ConnectionSettings()
         connections.maxConnections = try Environment.integer(maxConnections, "NOTICEBOARD_MAX_CONNECTIONS", default: connections.maxConnections)
-        connections.maxConnectionsPerAddress = try Environment.integer(
-            maxConnectionsPerAddress, "NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS", default: connections.maxConnectionsPerAddress)
-        guard connections.maxConnections >= 1, connections.maxConnectionsPerAddress >= 1 else {
+        let perAddress = try Environment.integer(maxConnectionsPerAddress, "NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS", default: 0)
+        connections.maxConnectionsPerAddress = perAddress == 0 ? nil : perAddress
+        guard connections.maxConnections >= 1, perAddress >= 0 else {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1")
         }
+        connections.walkIdleTimeout = try Environment.seconds(walkIdleTimeout, "NOTICEBOARD_WALK_IDLE_TIMEOUT", default: connections.walkIdleTimeout)
         connections.idleTimeout = try Environment.seconds(idleTimeout, "NOTICEBOARD_IDLE_TIMEOUT", default: connections.idleTimeout)
         connections.bodyTimeout = try Environment.seconds(bodyTimeout, "NOTICEBOARD_BODY_TIMEOUT", default: connections.bodyTimeout)
         connections.writeTimeout = try Environment.seconds(writeTimeout, "NOTICEBOARD_WRITE_TIMEOUT", default: connections.writeTimeout)

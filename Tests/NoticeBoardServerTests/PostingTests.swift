@@ -149,6 +149,20 @@ import Testing
         }
     }
 
+    /// Issue 37: a bad key on an empty body was reported as `lat` missing.
+    @Test func aBadIdempotencyKeyIsReportedBeforeTheBody() async throws {
+        try await TestApp.make().test { http, _ in
+            let long: HTTPFields = [HTTPField.Name("Idempotency-Key")!: String(repeating: "k", count: 201)]
+            for uri in ["/api/v1/posts", "/api/v1/posts/1/replies"] {
+                for body in ["{}", ""] {
+                    let response = try await http.postJSON(body, headers: long, uri: uri)
+                    #expect(response.status == .badRequest, "\(uri) \(body)")
+                    #expect(try response.decoded(ErrorBody.self).error.field == "Idempotency-Key", "\(uri) \(body)")
+                }
+            }
+        }
+    }
+
     @Test func idempotentRetriesCreateOnePost() async throws {
         try await TestApp.make().test { http, _ in
             let body = postJSON(lat: 10, lon: 20, message: "once")

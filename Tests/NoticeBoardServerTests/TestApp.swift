@@ -7,6 +7,7 @@ import NoticeBoardCore
 import NoticeBoardPostgres
 import NoticeBoardServer
 import PostgresNIO
+import ServiceLifecycle
 import Testing
 
 /// The application as production builds it, on a fresh real database.
@@ -14,6 +15,11 @@ struct TestApp {
     var endpoint: DatabaseEndpoint
     var settings = ServerSettings(port: 0, postRatePerMinute: 0)
     var placeLimit = PlaceLimits.places
+    /// Webhooks and push (their routes answer 503 without it).
+    var outbox = false
+    /// Run beside the database client (a test's own services).
+    var services: [any Service] = []
+    var watchdog: ShutdownWatchdog?
 
     static func make() async throws -> TestApp { TestApp(endpoint: try await TestDatabase.fresh()) }
 
@@ -31,7 +37,9 @@ struct TestApp {
             replies: PostgresReplyStore(client: DatabasePool(client), logger: TestDatabase.logger),
             history: PostgresDeviceHistoryStore(client: DatabasePool(client), logger: TestDatabase.logger))
         var application = ApplicationSetup(board: board, accounts: moderation, settings: settings, logger: TestDatabase.logger)
-        application.services = [client]
+        application.services = [client] + services
+        application.watchdog = watchdog
+        if outbox { application.outbox = PostgresOutboxStore(client: DatabasePool(client), logger: TestDatabase.logger) }
         return try await buildApplication(application).test(setup) { http in
             try await Self.waitUntilReady(http)
             return try await body(http, board)

@@ -35,9 +35,11 @@ enum ChildProcess {
         #endif
     }
 
-    static func run(_ executable: String, _ arguments: [String], input: String? = nil) throws -> Result {
+    /// `scratch` names the child's input and output files (`.in`, `.out` are added); by default
+    /// they go in the temporary directory.
+    static func run(_ executable: String, _ arguments: [String], input: String? = nil, scratch: URL? = nil) throws -> Result {
         let fileManager = FileManager.default
-        let scratch = fileManager.temporaryDirectory.appendingPathComponent("noticeboard-\(UUID().uuidString)")
+        let scratch = scratch ?? fileManager.temporaryDirectory.appendingPathComponent("noticeboard-\(UUID().uuidString)")
         let inputPath = scratch.path + ".in", outputPath = scratch.path + ".out"
         _ = fileManager.createFile(atPath: inputPath, contents: Data((input ?? "").utf8), attributes: [.posixPermissions: 0o644])
         defer {

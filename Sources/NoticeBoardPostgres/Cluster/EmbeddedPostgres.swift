@@ -44,6 +44,7 @@ public final class EmbeddedPostgres: Sendable {
     /// `ownsCluster` is true when this process must stop it.
     public func start() throws -> (endpoint: DatabaseEndpoint, ownsCluster: Bool) {
         try FileManager.default.createDirectory(at: dataDirectory, withIntermediateDirectories: true)
+        removeScratchLeftovers()
         let password = try loadOrCreatePassword()
         if !FileManager.default.fileExists(atPath: clusterDirectory.appendingPathComponent("PG_VERSION").path) {
             try initialize(password: password)
@@ -157,13 +158,37 @@ public final class EmbeddedPostgres: Sendable {
     }
 
     static let stagingPrefix = "postgres.initializing-"
+    /// A child program's input and output files: in the data directory's staging area (not the
+    /// temporary directory, where a killed start left them for good), named by the pid of the
+    /// process that ran it, so leftovers of dead processes are told from files in use.
+    static let scratchPrefix = stagingPrefix + "io-"
+
+    func scratchFile() -> URL {
+        dataDirectory.appendingPathComponent("\(Self.scratchPrefix)\(getpid())-\(UUID().uuidString)")
+    }
+
+    /// The pid in a scratch file's name, if the name is one.
+    static func scratchOwner(_ name: String) -> Int32? {
+        guard name.hasPrefix(scratchPrefix) else { return nil }
+        return Int32(name.dropFirst(scratchPrefix.count).prefix { $0 != "-" })
+    }
 
     /// What killed first starts left behind; an `initdb` orphaned by the kill may still be
-    /// writing there, so this runs again when the cluster stops.
+    /// writing there, so this runs again when the cluster stops. Scratch files of live processes
+    /// (this one included) are theirs.
     func removeStagingLeftovers() {
         let fileManager = FileManager.default
         for name in (try? fileManager.contentsOfDirectory(atPath: dataDirectory.path)) ?? [] where name.hasPrefix(Self.stagingPrefix) {
+            if let owner = Self.scratchOwner(name), isAlive(owner) { continue }
             try? fileManager.removeItem(at: dataDirectory.appendingPathComponent(name))
+        }
+    }
+
+    /// Scratch files of processes that died (killed while a child ran); safe at any time.
+    func removeScratchLeftovers() {
+        let fileManager = FileManager.default
+        for name in (try? fileManager.contentsOfDirectory(atPath: dataDirectory.path)) ?? [] {
+            if let owner = Self.scratchOwner(name), !isAlive(owner) { try? fileManager.removeItem(at: dataDirectory.appendingPathComponent(name)) }
         }
     }
 
@@ -200,9 +225,10 @@ public final class EmbeddedPostgres: Sendable {
         let executable = binaries.appendingPathComponent(program).path
         let result = if let runAs {
             // From `/`: the unprivileged user may not be allowed into our working directory.
-            try ChildProcess.run("/usr/sbin/runuser", ["-u", runAs, "--", "/usr/bin/env", "-C", "/", executable] + arguments, input: input)
+            try ChildProcess.run(
+                "/usr/sbin/runuser", ["-u", runAs, "--", "/usr/bin/env", "-C", "/", executable] + arguments, input: input, scratch: scratchFile())
         } else {
-            try ChildProcess.run(executable, arguments, input: input)
+            try ChildProcess.run(executable, arguments, input: input, scratch: scratchFile())
         }
         guard result.status == 0 else {
             throw EmbeddedPostgresError.commandFailed(program: program, status: result.status, output: result.output)

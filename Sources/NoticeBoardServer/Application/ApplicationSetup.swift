@@ -19,6 +19,9 @@ public struct ApplicationSetup: Sendable {
     public var outbox: (any OutboxStore)?
     /// Run before each attempt to load the index (migrations).
     public var prepare: @Sendable () async throws -> Void = {}
+    /// Bounds shutdown: each service gets its own deadline, and the watchdog names what still
+    /// runs at the last one (`serve` sets it; tests may).
+    public var watchdog: ShutdownWatchdog?
     /// Told the bound port once the server listens (port 0 picks a free one).
     public var onServerRunning: @Sendable (Int) async -> Void = { _ in }
 

@@ -17,7 +17,7 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
 
     let routes = Routes(methods: router, table: table, prefix: "")
     let identity = ClientIdentity(trustedProxies: settings.trustedProxies, hashKey: settings.clientHashKey)
-    let auth = ModeratorAuth(accounts: setup.accounts, tokenLifetimeSeconds: settings.tokenLifetimeSeconds)
+    let auth = ModeratorAuth(accounts: setup.accounts, tokenLifetimeSeconds: settings.tokenLifetimeSeconds, bcrypt: settings.passwordChecks)
     // Every route below it needs a moderator's bearer token; the moderator is in the context.
     let moderation = routes.group("/api/v1/moderation", middleware: ModeratorAuthenticator(auth: auth))
 
@@ -30,7 +30,9 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
         likeLimiter: RateLimiter(ratePerMinute: settings.likeRatePerMinute, burst: max(1, settings.likeRatePerMinute / 4)),
         reportLimiter: reportLimiter, reportThreshold: settings.reportThreshold
     ).register(on: routes)
-    AuthRoutes(auth: auth, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5), throttle: LoginThrottle())
+    AuthRoutes(
+        auth: auth, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5), throttle: LoginThrottle(),
+        unvouched: AuthRoutes.unvouchedBudget())
         .register(on: routes, authenticated: routes.group("/api/v1/auth", middleware: ModeratorAuthenticator(auth: auth)))
     ModerationRoutes(board: board).register(on: moderation)
     StatisticsRoutes(board: board).register(on: moderation)

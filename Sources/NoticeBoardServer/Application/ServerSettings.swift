@@ -50,6 +50,8 @@ public struct ServerSettings: Sendable {
     public var metricsToken: String?
     /// Connection caps and timeouts.
     public var connections = ConnectionSettings()
+    /// Where moderators' passwords are checked: a few at once (tests read its count).
+    public var passwordChecks = BcryptGate()
 
     public init(
         host: String = "127.0.0.1", port: Int = 8080, postRatePerMinute: Int = 30, postBurst: Int = 10,
@@ -77,8 +79,7 @@ extension ServerSettings {
     /// between `RequestLimits`' 8 KiB and 16 KiB gets its error; anything
     /// the decoder refuses gets `MalformedRequestResponder`'s (`FirstRequestErrorResponder`'s on a
     /// connection's first request). All are the contract's JSON error.
-    func serverBuilder(webSockets: Router<WalkRequestContext>) throws -> HTTPServerBuilder {
-        let limits = ConnectionLimits(settings: connections, exemptAddresses: trustedProxies)
+    func serverBuilder(webSockets: Router<WalkRequestContext>, limits: ConnectionLimits) throws -> HTTPServerBuilder {
         let webSocketResponder = webSockets.buildResponder()
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(

@@ -1,17 +1,20 @@
 import Synchronization
 
 /// Slows password guessing at one account, whichever addresses the guesses come from: after
-/// `freeFailures` wrong passwords in a row the account accepts its next attempt only after a
-/// wait that doubles with each further failure (1 s, 2 s, … up to `maxWait`), and one attempt
-/// at a time, so guesses fired at once cannot slip through together. A right password clears
-/// the count. An address the account has logged in from before is not held back by the
+/// `freeFailures` wrong passwords the account accepts its next attempt only after a wait that
+/// doubles with each further failure (1 s, 2 s, … up to `maxWait`), and one attempt at a time.
+/// Attempts in flight count as failures to come from the first one, so guesses fired at once
+/// cannot slip through together. A right password does not clear the count (a moderator's own
+/// login would open another free wave for a guesser); the count is forgotten twice `maxWait`
+/// after the last failure. An address the account has logged in from before is not held back by the
 /// account's wait, so guessing from elsewhere cannot lock its moderator out. The per-address
-/// limiter bounds the CPU any one address spends on bcrypt.
+/// limiter and `BcryptGate` bound the CPU spent on bcrypt.
 final class LoginThrottle: Sendable {
     struct Account {
         var failures = 0
         var inFlight = 0
         var nextAttempt = -Double.infinity
+        var lastFailure = -Double.infinity
         var lastActivity: Double
         /// Addresses (client pseudonyms) this account logged in from; a few are kept.
         var knownAddresses: [String] = []
@@ -45,17 +48,30 @@ final class LoginThrottle: Sendable {
                 state.lastSweep = time
             }
             var account = state.byName[username] ?? Account(lastActivity: time)
+            if account.failures > 0, time - account.lastFailure >= 2 * maxWait {
+                account.failures = 0
+                account.nextAttempt = -Double.infinity
+            }
             let known = account.knownAddresses.contains(address)
             if !known {
                 if account.nextAttempt > time { return max(1, Int((account.nextAttempt - time).rounded(.up))) }
-                // Once guesses have failed, those in flight count as failures to come.
-                if account.failures > 0, account.failures + account.inFlight >= freeFailures, account.inFlight > 0 { return 1 }
+                if account.failures >= freeFailures {
+                    if account.inFlight > 0 { return 1 }
+                } else if account.failures + account.inFlight >= freeFailures {
+                    return 1
+                }
             }
             account.inFlight += 1
             account.lastActivity = time
             state.byName[username] = account
             return nil
         }
+    }
+
+    /// Whether the account logged in from this address before: its attempts skip the account's
+    /// wait and the global budget, and go first in bcrypt's line.
+    func vouches(for address: String, username: String) -> Bool {
+        accounts.withLock { $0.byName[username]?.knownAddresses.contains(address) ?? false }
     }
 
     /// Records the outcome of an admitted attempt; one that never checked a password (refused
@@ -71,13 +87,12 @@ final class LoginThrottle: Sendable {
                 return
             }
             if succeeded {
-                account.failures = 0
-                account.nextAttempt = -Double.infinity
                 account.knownAddresses.removeAll { $0 == address }
                 account.knownAddresses.append(address)
                 if account.knownAddresses.count > Self.knownAddressesKept { account.knownAddresses.removeFirst() }
             } else {
                 account.failures += 1
+                account.lastFailure = time
                 if account.failures >= freeFailures {
                     account.nextAttempt = time + min(maxWait, Double(1 << min(30, account.failures - freeFailures)))
                 }

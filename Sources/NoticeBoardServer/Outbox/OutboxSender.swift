@@ -148,8 +148,9 @@ final class OutboxSender: Service, Sendable {
             RetrySchedule.afterFailure(error, attempts: delivery.attempts, createdAt: delivery.createdAt, now: now, retryAfterSeconds: retryAfter)
         }
         guard let url = try? DeliveryURL(delivery.url, field: "url") else { return .failed(error: "the URL is no longer valid") }
-        switch await outbox.policy.check(url) {
-        case .allowed: break
+        let pinned: String?
+        switch await outbox.policy.pin(url) {
+        case .connect(let address): pinned = address
         case .refused(let reason): return failure("refused: the host \(reason)", nil)
         case .unresolved: return failure("the host \(url.host) does not resolve", nil)
         }
@@ -180,8 +181,7 @@ final class OutboxSender: Service, Sendable {
             }
         }
         do {
-            let response = try await http.execute(request, deadline: .now() + Self.callDeadline)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
+            let response = try await PinnedCall.execute(request, host: url.host, pinnedTo: pinned, shared: http, deadline: .now() + Self.callDeadline)
             let status = Int(response.status.code)
             if (200..<300).contains(status) { return .delivered }
             if case .subscription = delivery.target, status == 404 || status == 410 {

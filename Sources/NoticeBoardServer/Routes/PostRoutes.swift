@@ -22,11 +22,11 @@ struct PostRoutes: Sendable {
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         // Until the index is loaded a new post could miss it: nothing is accepted before then.
         try board.requireLoaded()
+        // The header is checked before the body, so a bad key is reported as itself whatever the body.
+        let key = try Self.idempotencyKey(of: request)
         let json = try await JSONBody.read(request)
         let submission = try PostSubmission(json: json)
-        let idempotency = try request.headers[Self.idempotencyKeyHeader].map { key throws(ValidationError) in
-            IdempotencyRequest(key: try IdempotencyRequest.validatedKey(key), fingerprint: HexDigest.sha256(json.canonicalText))
-        }
+        let idempotency = key.map { IdempotencyRequest(key: $0, fingerprint: HexDigest.sha256(json.canonicalText)) }
         let deviceHash = try identity.deviceHash(of: request)
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = postLimiter.reserve(for: client) {
@@ -44,6 +44,11 @@ struct PostRoutes: Sendable {
         }
         if case .replayed = outcome { postLimiter.refund(for: client) }
         return try await postResponse(outcome, deviceHash: deviceHash)
+    }
+
+    /// The request's `Idempotency-Key`, validated (1 to 200 characters), or `nil` without one.
+    static func idempotencyKey(of request: Request) throws(ValidationError) -> String? {
+        try request.headers[idempotencyKeyHeader].map { key throws(ValidationError) in try IdempotencyRequest.validatedKey(key) }
     }
 
     func postResponse(_ outcome: CreateOutcome, deviceHash: String?) async throws -> Response {

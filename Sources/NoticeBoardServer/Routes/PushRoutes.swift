@@ -31,14 +31,15 @@ struct PushRoutes: Sendable {
         guard WebPushEncryption.isValidKey(draft.p256dh) else {
             throw APIError.invalid("is not a point on the P-256 curve", field: "subscription.keys.p256dh")
         }
+        // The rate limit comes before the endpoint's name is looked up: lookups cost a thread each.
+        let client = identity.address(of: request, context: context)
+        if case .limited(let retryAfter) = limiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
         if case .refused(let reason) = await outbox.policy.check(draft.endpoint) {
             throw APIError.invalid("the endpoint \(reason)", field: "subscription.endpoint")
         }
         if case .place(let slug)? = draft.area, outbox.board.places.places[slug] == nil {
             throw APIError.invalid("no place has the slug \(slug)", field: "area.place")
         }
-        let client = identity.address(of: request, context: context)
-        if case .limited(let retryAfter) = limiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
         let subscription = try await outbox.store.createSubscription(draft, deviceHash: device)
         return JSONResponse.make(status: .created, ["id": subscription.id])
     }

@@ -68,14 +68,12 @@ struct ReactionRoutes: Sendable {
     @Sendable func reply(_ request: Request, context: AppRequestContext) async throws -> Response {
         try board.requireLoaded()
         let id = try Self.id(context)
+        let key = try PostRoutes.idempotencyKey(of: request)
         let json = try await JSONBody.read(request)
         let submission = try ReplySubmission(json: json)
         let device = try identity.deviceHash(of: request)
         // The route is part of the fingerprint: one key cannot stand for a post and a reply.
-        let idempotency = try request.headers[PostRoutes.idempotencyKeyHeader].map { key throws(ValidationError) in
-            IdempotencyRequest(
-                key: try IdempotencyRequest.validatedKey(key), fingerprint: HexDigest.sha256("reply \(id) " + json.canonicalText))
-        }
+        let idempotency = key.map { IdempotencyRequest(key: $0, fingerprint: HexDigest.sha256("reply \(id) " + json.canonicalText)) }
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = postLimiter.reserve(for: client) {
             if let idempotency, let replayed = try await board.replayReply(idempotency) { return replyResponse(replayed, device: device) }

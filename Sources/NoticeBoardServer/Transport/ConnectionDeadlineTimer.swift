@@ -1,3 +1,4 @@
+import Metrics
 import NIOCore
 
 /// A connection's one deadline (idle between requests, or a body's arrival), moved on every
@@ -9,6 +10,8 @@ final class ConnectionDeadlineTimer {
     private var phase = "idle"
     private var timer: Scheduled<Void>?
     private var timerFiresAt: NIODeadline?
+    /// What happens at the deadline instead of a plain close (a walk says goodbye first).
+    var onExpiry: ((any Channel) -> Void)?
 
     func set(after delay: Duration, phase: String) {
         deadline = .now() + TimeAmount(delay)
@@ -44,7 +47,12 @@ final class ConnectionDeadlineTimer {
         timerFiresAt = nil
         guard let deadline else { return }
         if deadline <= .now() {
-            ConnectionDeadline.expire(channel, phase: phase)
+            if let onExpiry {
+                Counter(label: "noticeboard_connections_timed_out_total", dimensions: [("phase", phase)]).increment()
+                onExpiry(channel)
+            } else {
+                ConnectionDeadline.expire(channel, phase: phase)
+            }
         } else {
             schedule(at: deadline, channel: channel)
         }

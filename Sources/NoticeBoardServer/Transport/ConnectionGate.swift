@@ -20,6 +20,11 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var headDeadline: Scheduled<Void>?
     private var writeDeadline: Scheduled<Void>?
     private var shutdownDeadline: Scheduled<Void>?
+    /// Whether a request head has arrived (the HTTP handlers or a WebSocket took over).
+    private var handedOver = false
+    /// Upgraded to a WebSocket (a walk): closed after `walkIdleTimeout` without a frame from the client.
+    private var webSocket = false
+    private let silence = ConnectionDeadlineTimer()
 
     init(limits: ConnectionLimits) { self.limits = limits }
 
@@ -41,24 +46,59 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
             ConnectionDeadline.arm(&headDeadline, after: limits.settings.idleTimeout, phase: "idle", context: context)
         case .tooMany:
             refuse("the server has too many open connections; retry shortly", lingering: false, context: context)
-        case .tooManyFromAddress:
+        case .tooManyFromAddress, .reserved:
             refuse("too many open connections from your address; close some and retry", lingering: limits.startLingering(), context: context)
         }
     }
 
     /// From here the request's own handlers time the connection.
     func handOver() {
+        handedOver = true
         ConnectionDeadline.disarm(&headDeadline)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
+        if webSocket { silence.set(after: limits.settings.walkIdleTimeout, phase: "walk-silence") }
         context.fireChannelRead(data)
     }
 
+    func channelReadComplete(context: ChannelHandlerContext) {
+        if webSocket { silence.cover(channel: context.channel) }
+        context.fireChannelReadComplete()
+    }
+
+    /// A connection's first bytes out answer its first head; `101` means it is a WebSocket now.
+    static let switchingProtocols = Array("HTTP/1.1 101".utf8)
+
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if !handedOver, case .byteBuffer(let bytes) = unwrapOutboundIn(data), bytes.readableBytesView.starts(with: Self.switchingProtocols) {
+            webSocket = true
+            let seconds = limits.settings.walkIdleTimeout.components.seconds
+            silence.onExpiry = { channel in
+                Self.closeWebSocket(channel, code: 1000, reason: "nothing received for \(seconds) s")
+            }
+            silence.set(after: limits.settings.walkIdleTimeout, phase: "walk-silence")
+            silence.cover(channel: context.channel)
+        }
         handOver()
         context.write(data, promise: promise)
+    }
+
+    /// Writes a WebSocket close frame (unmasked, as a server's are) straight to the socket and
+    /// closes the connection once it is out, or within a second whatever happens to the write.
+    static func closeWebSocket(_ channel: any Channel, code: UInt16, reason: String) {
+        guard let context = try? channel.pipeline.syncOperations.context(handlerType: ConnectionGate.self) else {
+            return channel.close(promise: nil)
+        }
+        let reasonBytes = Array(reason.utf8.prefix(123))
+        var frame = ByteBuffer()
+        frame.writeInteger(UInt8(0x88))
+        frame.writeInteger(UInt8(2 + reasonBytes.count))
+        frame.writeInteger(code)
+        frame.writeBytes(reasonBytes)
+        channel.eventLoop.scheduleTask(in: .seconds(1)) { channel.close(promise: nil) }
+        context.writeAndFlush(NIOAny(IOData.byteBuffer(frame))).whenComplete { _ in channel.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -71,6 +111,7 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private func closed() {
+        silence.stop()
         ConnectionDeadline.disarm(&headDeadline)
         ConnectionDeadline.disarm(&writeDeadline)
         ConnectionDeadline.disarm(&shutdownDeadline)
@@ -89,6 +130,17 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is ChannelShouldQuiesceEvent {
+            // Nothing to finish on a connection still sending its first head, or on a walk: they
+            // close at once; requests under way get the shutdown timeout.
+            if !handedOver {
+                Counter(label: "noticeboard_connections_timed_out_total", dimensions: [("phase", "shutdown")]).increment()
+                context.close(promise: nil)
+                return
+            }
+            if webSocket {
+                Self.closeWebSocket(context.channel, code: 1001, reason: "the server is shutting down")
+                return
+            }
             ConnectionDeadline.arm(&shutdownDeadline, after: limits.settings.shutdownTimeout, phase: "shutdown", context: context)
         }
         context.fireUserInboundEventTriggered(event)

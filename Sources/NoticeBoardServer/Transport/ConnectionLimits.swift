@@ -7,8 +7,9 @@ import Synchronization
 public struct ConnectionSettings: Sendable {
     /// Open connections in all; `serve` lowers it below the process's descriptor limit.
     public var maxConnections = 10_000
-    /// Open connections from one address (trusted proxies are exempt: they carry many clients).
-    public var maxConnectionsPerAddress = 256
+    /// Open connections from one address (trusted proxies are exempt: they carry many clients);
+    /// `nil`: a sixteenth of `maxConnections`, 8 to 256, so a few addresses cannot fill the cap.
+    public var maxConnectionsPerAddress: Int?
     /// A connection must deliver a complete request head within this long of opening or of its
     /// last response: idle keep-alive connections and trickled headers are closed after it.
     public var idleTimeout: Duration = .seconds(30)
@@ -18,8 +19,17 @@ public struct ConnectionSettings: Sendable {
     public var writeTimeout: Duration = .seconds(30)
     /// After a shutdown signal, connections still busy are closed after this long.
     public var shutdownTimeout: Duration = .seconds(10)
+    /// A walk (WebSocket) from which nothing arrives for this long is closed.
+    public var walkIdleTimeout: Duration = .seconds(600)
 
     public init() {}
+
+    public var perAddressCap: Int { maxConnectionsPerAddress ?? min(256, max(8, maxConnections / 16)) }
+
+    /// The last eighth of the cap is kept for addresses holding fewer than `fewConnections`, so
+    /// addresses that hold many cannot lock newcomers out.
+    public var reserve: Int { maxConnections / 8 }
+    static let fewConnections = 4
 
     /// Connections accepted at once: the cap and a few more, which are answered 503 and closed.
     public var acceptedAtMost: Int { maxConnections + max(8, min(64, maxConnections / 8)) }
@@ -37,13 +47,17 @@ final class ConnectionLimits: Sendable {
         self.exempt = Set(exemptAddresses)
     }
 
-    enum Admission { case admitted, tooMany, tooManyFromAddress }
+    enum Admission: String { case admitted, tooMany = "total", tooManyFromAddress = "address", reserved = "reserve" }
 
     func admit(_ address: String) -> Admission {
+        let perAddress = settings.perAddressCap
+        let unreserved = settings.maxConnections - settings.reserve
         let (admission, total) = open.withLock { open -> (Admission, Int) in
             guard open.total < settings.maxConnections else { return (.tooMany, open.total) }
             if !exempt.contains(address) {
-                guard open.byAddress[address, default: 0] < settings.maxConnectionsPerAddress else { return (.tooManyFromAddress, open.total) }
+                let held = open.byAddress[address, default: 0]
+                guard held < perAddress else { return (.tooManyFromAddress, open.total) }
+                if open.total >= unreserved, held >= ConnectionSettings.fewConnections { return (.reserved, open.total) }
                 open.byAddress[address, default: 0] += 1
             }
             open.total += 1
@@ -51,8 +65,7 @@ final class ConnectionLimits: Sendable {
         }
         Self.openGauge.record(total)
         if admission != .admitted {
-            Counter(label: "noticeboard_connections_refused_total", dimensions: [("reason", admission == .tooMany ? "total" : "address")])
-                .increment()
+            Counter(label: "noticeboard_connections_refused_total", dimensions: [("reason", admission.rawValue)]).increment()
         }
         return admission
     }

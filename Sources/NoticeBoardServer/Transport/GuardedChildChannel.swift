@@ -26,6 +26,6 @@ struct GuardedChildChannel<Base: ServerChildChannel>: ServerChildChannel {
     }
 
     func handle(value: Value, logger: Logger) async {
-        await base.handle(value: value, logger: logger)
+        await base.handle(value: value, logger: UpgradeNoiseFilter.filtering(logger))
     }
 }

@@ -1,0 +1,92 @@
+import AsyncHTTPClient
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import NIOPosix
+import NoticeBoardCore
+import Testing
+
+@testable import NoticeBoardServer
+
+/// Issue 37: hosts that embed a loopback or private address in another spelling are judged by
+/// the address they embed; lookups run after the rate limit, on threads of their own; a call
+/// connects to the address that was checked.
+@Suite(.timeLimit(.minutes(3))) struct HostPolicyTests {
+    @Test func addressesThatEmbedAnotherAreJudgedByIt() {
+        let refused = [
+            "::127.0.0.1", "::10.0.0.1", "::ffff:0:7f00:1", "::ffff:0:a00:1", "2002:7f00:1::", "2002:a00:1::", "2002:c0a8:101::1",
+            "192.88.99.1", "2001::1", "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+        ]
+        for text in refused { #expect(IPAddress(text)?.isPublic == false, "\(text)") }
+        for text in ["2002:808:808::", "::8.8.8.8", "2001:4860:4860::8888", "192.88.98.1"] { #expect(IPAddress(text)?.isPublic == true, "\(text)") }
+    }
+
+    @Test func zoneIdsAndTrailingDotsDoNotSlipPast() async throws {
+        let strict = HostPolicy(allowedHosts: [])
+        let urls = [
+            "http://[::127.0.0.1]/x", "http://[::ffff:0:7f00:1]/x", "http://[2002:7f00:1::]/x", "http://[::1%25lo]/x", "http://[fe80::1%25eth0]:8080/x",
+            "http://localhost./x", "http://127.0.0.1./x", "http://a.localhost./x", "http://192.88.99.1/x", "http://[2001::1]/x",
+        ]
+        for text in urls {
+            let verdict = await strict.check(try DeliveryURL(text, field: "url"))
+            #expect(verdict != .allowed && verdict != .unresolved, "\(text): \(verdict)")
+        }
+        #expect(await strict.check(try DeliveryURL("https://8.8.8.8./x", field: "url")) == .allowed)
+        let allowing = HostPolicy(allowedHosts: ["hooks.example.org"])
+        #expect(await allowing.check(try DeliveryURL("https://hooks.example.org./x", field: "url")) == .allowed)
+        #expect(await allowing.check(try DeliveryURL("https://other.example.org/x", field: "url")) != .allowed)
+    }
+
+    @Test func lookupsDoNotWaitForBcrypt() async throws {
+        // Both of bcrypt's threads busy, as under a spray of logins: a lookup still answers at once.
+        let busy = (0..<2).map { _ in BcryptGate.threads.runIfActive(eventLoop: MultiThreadedEventLoopGroup.singleton.any()) { usleep(3_000_000) } }
+        let started = ContinuousClock.now
+        let addresses = await HostPolicy.resolve("localhost")
+        let took = ContinuousClock.now - started
+        #expect(addresses?.isEmpty == false)
+        #expect(took < .seconds(2), "the lookup waited \(took)")
+        for job in busy { try await job.get() }
+    }
+
+    @Test func theCallConnectsToTheAddressThatWasChecked() async throws {
+        let status = try await TestApp.make().test(.live) { (http, _) async throws -> UInt in
+            try await Self.callPinned(port: http.port ?? 0)
+        }
+        #expect(status == 200)
+    }
+
+    /// A call to a name that resolves nowhere: only the pinned address can answer it.
+    static func callPinned(port: Int) async throws -> UInt {
+        var request = HTTPClientRequest(url: "http://pinned.invalid:\(port)/healthz")
+        request.method = .GET
+        let deadline = NIODeadline.now() + TimeAmount.seconds(10)
+        let response = try await PinnedCall.execute(request, host: "pinned.invalid", pinnedTo: "127.0.0.1", shared: HTTPClient.shared, deadline: deadline)
+        return response.status.code
+    }
+
+    @Test func thePushRateLimitComesBeforeTheEndpointIsLookedUp() async throws {
+        var app = try await TestApp.make()
+        app.outbox = true
+        try await app.test { http, _ in
+            let subscription: [String: Any] = [
+                "subscription": [
+                    "endpoint": "http://10.0.0.9/push",
+                    "keys": [
+                        "p256dh": Base64URL.encode(P256.KeyAgreement.PrivateKey().publicKey.x963Representation),
+                        "auth": Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255) }),
+                    ],
+                ],
+                "area": ["lat": 1.0, "lon": 1.0, "radius": 100],
+            ]
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: subscription), as: UTF8.self)
+            let headers: HTTPFields = [HTTPField.Name("X-Device-Key")!: "device-key-for-push-01"]
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<6 { statuses.append(try await http.postJSON(body, headers: headers, uri: "/api/v1/push/subscriptions").status) }
+            #expect(statuses.prefix(5).allSatisfy { $0 == .badRequest }, "\(statuses)")
+            #expect(statuses.last == .tooManyRequests, "refused endpoints spend the address's budget: \(statuses)")
+        }
+    }
+}
