@@ -60,12 +60,12 @@ import Testing
         let running = Task { await pool.run() }
         let started = ContinuousClock.now
         await #expect(throws: StoreError.self) { try await pool.query("SELECT 1", logger: TestDatabase.logger) }
-        #expect(ContinuousClock.now - started < .seconds(4))
+        #expect(ContinuousClock.now - started < .seconds(10), "far sooner than a hang; searchWait is 2 s, a busy machine adds to it")
         #expect(pool.unavailableReason != nil)
         running.cancel()
         let cancelled = ContinuousClock.now
         await running.value
-        #expect(ContinuousClock.now - cancelled < .seconds(4), "the pool's shutdown waited on its search")
+        #expect(ContinuousClock.now - cancelled < .seconds(10), "the pool's shutdown waited on its search")
     }
 
     @Test func aStatementPastItsTimeoutIsEndedByPostgreSQL() async throws {
