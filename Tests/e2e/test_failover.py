@@ -13,8 +13,8 @@ import time
 import pytest
 import requests
 
-from failover_cluster import (DEADLINE, PGBIN, Cluster, Readers, Sampler, Writers, check_acknowledged, retry_refused,
-                              visibility_lags)
+from failover_cluster import (DEADLINE, PGBIN, Cluster, Readers, Sampler, Writers, check_acknowledged, post_body,
+                              retry_refused, visibility_lags)
 
 LONG = os.environ.get("NOTICEBOARD_FAILOVER_LONG") == "1"
 TRAP_SECONDS = 30 if LONG else 8
@@ -108,6 +108,38 @@ def test_2_an_old_primary_started_by_hand_gets_no_write(cluster):
         assert status == 503 and seconds < DEADLINE, (status, seconds)
 
 
+def test_2b_with_only_the_stale_primary_up_nothing_takes_writes(cluster):
+    """The new primary stopped too: the instances refuse the stale one, say why in /readyz, and HAProxy
+    answers writes with the contract's JSON 503 since no instance can take them."""
+    old_keys = cluster.node_sql("node1", "SELECT count(*) FROM idempotency_keys")
+    cluster.run("stop", "node2")
+    deadline = time.monotonic() + 15
+    for url in cluster.instances:
+        while "stale primary" not in (ready := requests.get(url + "/readyz", timeout=5)).text:
+            assert time.monotonic() < deadline, f"{url}/readyz: {ready.status_code} {ready.text}"
+            time.sleep(0.2)
+        assert ready.status_code == 503
+    print(f"\n/readyz with only the stale primary up: {ready.text}")
+    assert requests.get(cluster.proxy + "/api/v1/posts/nearby", params={"lat": 35.68, "lon": 139.76}, timeout=5).status_code == 200
+    time.sleep(3)  # HAProxy's checks (every second, two failures) take both instances out of the write backend
+    started = time.monotonic()
+    refused = requests.post(cluster.proxy + "/api/v1/posts", json={**post_body(0), "message": "stale?"}, timeout=15)
+    assert refused.status_code == 503 and refused.json()["error"]["code"] == "unavailable", refused.text
+    assert time.monotonic() - started < DEADLINE
+    direct = requests.post(cluster.instances[1] + "/api/v1/posts", json={**post_body(0), "message": "stale?"}, timeout=15)
+    assert direct.status_code == 503, direct.text
+    assert cluster.node_sql("node1", "SELECT count(*) FROM idempotency_keys") == old_keys
+    assert cluster.node_sql("node1", "SELECT count(*) FROM posts WHERE message = 'stale?'") == "0"
+
+    cluster.run("start", "node2")
+    cluster.wait_states({"node1": "primary/demoted", "node2": "wait_primary/wait_primary"}, 60)
+    deadline = time.monotonic() + 30
+    for url in cluster.instances:
+        while requests.get(url + "/readyz", timeout=5).status_code != 200:
+            assert time.monotonic() < deadline, f"{url} does not take writes again"
+            time.sleep(0.2)
+
+
 def test_3_the_old_primary_rejoins_as_a_standby_by_rewind(cluster):
     before = len(cluster.log("node1"))
     started = time.monotonic()
@@ -115,7 +147,7 @@ def test_3_the_old_primary_rejoins_as_a_standby_by_rewind(cluster):
     took = cluster.wait_states({"node1": "secondary/secondary", "node2": "primary/primary"}, 120)
     rejoin = cluster.log("node1")[before:]
     # pg_autoctl runs pg_basebackup only when pg_rewind failed: its invocation is logged.
-    rewound, copied = "Rewinding PostgreSQL" in rejoin and "INFO  Done!" in rejoin, "bin/pg_basebackup " in rejoin
+    rewound, copied = "Rewinding PostgreSQL" in rejoin and "pg_rewind: connected to server" in rejoin, "bin/pg_basebackup " in rejoin
     print(f"\nnode1 rejoined as a standby {took:.1f} s after its keeper started; by pg_rewind: {rewound}; base backup: {copied}")
     assert rewound and not copied, rejoin[-3000:]
     assert "two nodes" not in cluster.run("status")
