@@ -113,10 +113,11 @@ struct ServeCommand: AsyncParsableCommand {
         let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
         // A request's statements end in PostgreSQL at its deadline too, so a request given up on
-        // frees its backend and locks; the timeline this instance writes on survives a restart.
+        // frees its backend and locks; no request waits on the read pool, whose index-load chunks
+        // (100 000 posts each) get more room. The timeline this instance writes on survives a restart.
         let fence = handle.isEmbedded ? nil : TimelineFence(file: try timelineFile())
         let client = handle.makeClient(logger: logger, statementTimeout: .seconds(5), fence: fence)
-        let reads = handle.makeReadClient(logger: logger, statementTimeout: .seconds(5), fence: fence)
+        let reads = handle.makeReadClient(logger: logger, statementTimeout: .seconds(30), fence: fence)
         let store = PostgresPostStore(client: client, reads: reads, logger: logger)
         let moderation = PostgresModerationStore(client: client, logger: logger)
         let board = Board(
