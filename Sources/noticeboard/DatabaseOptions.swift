@@ -96,12 +96,20 @@ struct DatabaseHandle: Sendable {
         return readEndpoint.map { "\(endpoint), reads from \($0)" } ?? "\(endpoint)"
     }
 
-    func makeClient(logger: Logger) -> DatabasePool {
-        DatabasePool(endpoint: endpoint, logger: logger)
+    /// `statementTimeout` is set on every connection (serve's requests have a deadline; imports
+    /// and migrations do not); `fence` keeps the pools off primaries behind the instance's timeline.
+    func makeClient(logger: Logger, statementTimeout: Duration? = nil, fence: TimelineFence? = nil) -> DatabasePool {
+        var endpoint = endpoint
+        endpoint.statementTimeout = statementTimeout
+        return DatabasePool(endpoint: endpoint, fence: fence, logger: logger)
     }
 
-    func makeReadClient(logger: Logger) -> DatabasePool? {
-        readEndpoint.map { DatabasePool(endpoint: $0, logger: logger) }
+    func makeReadClient(logger: Logger, statementTimeout: Duration? = nil, fence: TimelineFence? = nil) -> DatabasePool? {
+        readEndpoint.map { readEndpoint in
+            var endpoint = readEndpoint
+            endpoint.statementTimeout = statementTimeout
+            return DatabasePool(endpoint: endpoint, fence: fence, logger: logger)
+        }
     }
 
     func close() { embedded?.stop() }

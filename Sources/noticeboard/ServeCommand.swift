@@ -118,8 +118,12 @@ struct ServeCommand: AsyncParsableCommand {
         MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: settings.metricsRegistry))
         let handle = try database.openDatabaseOrExit(logger: logger)
         defer { handle.close() }
-        let client = handle.makeClient(logger: logger)
-        let reads = handle.makeReadClient(logger: logger)
+        // A request's statements end in PostgreSQL at its deadline too, so a request given up on
+        // frees its backend and locks; no request waits on the read pool, whose index-load chunks
+        // (100 000 posts each) get more room. The timeline this instance writes on survives a restart.
+        let fence = handle.isEmbedded ? nil : TimelineFence(file: try timelineFile())
+        let client = handle.makeClient(logger: logger, statementTimeout: .seconds(5), fence: fence)
+        let reads = handle.makeReadClient(logger: logger, statementTimeout: .seconds(30), fence: fence)
         let store = PostgresPostStore(client: client, reads: reads, logger: logger)
         let moderation = PostgresModerationStore(client: client, logger: logger)
         let board = Board(
@@ -132,8 +136,15 @@ struct ServeCommand: AsyncParsableCommand {
         setup.services = [client] + (reads.map { [$0] } ?? []) + (handle.embedded.map { [EmbeddedPostgresSupervisor(cluster: $0, port: handle.endpoint.port, logger: logger)] } ?? [])
         setup.changes = PostgresChangeFeed(client: client, reads: reads, logger: logger)
         setup.outbox = PostgresOutboxStore(client: client, logger: logger)
+        setup.databaseStatus = { client.unavailableReason }
         setup.prepare = {
-            try await Migrator(client: client, logger: logger).migrate(try Migration.bundled())
+            // A migration may outlast a request's statement timeout: it runs on a pool of its own without one.
+            let migrations = handle.makeClient(logger: logger, fence: fence)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { await migrations.run() }
+                defer { group.cancelAll() }
+                try await Migrator(client: migrations, logger: logger).migrate(try Migration.bundled())
+            }
             try await store.purgeIdempotencyKeys()
         }
         setup.onServerRunning = { port in
@@ -229,6 +240,13 @@ struct ServeCommand: AsyncParsableCommand {
     /// A comma-separated environment value as a list.
     static func list(_ text: String?) -> [String] {
         (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    /// `<data-dir>/database-timeline`: the newest timeline this instance wrote on.
+    func timelineFile() throws -> URL {
+        let directory = database.resolvedDataDirectory
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent("database-timeline")
     }
 
     /// NOTICEBOARD_CLIENT_HASH_KEY (shared by all instances), else a random key kept in the data directory.

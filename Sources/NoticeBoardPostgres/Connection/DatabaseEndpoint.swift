@@ -12,6 +12,10 @@ public struct DatabaseEndpoint: Sendable, Equatable, CustomStringConvertible {
     public var requireTLS: Bool
     /// Which of the hosts to use, as libpq's `target_session_attrs`.
     public var targetSession: TargetSession
+    /// Set on every connection as `statement_timeout` (and twice that as
+    /// `idle_in_transaction_session_timeout`): a statement whose caller gave up at its deadline
+    /// is then ended by PostgreSQL too, instead of holding a backend and its locks.
+    public var statementTimeout: Duration? = nil
 
     public var host: String { hosts[0].name }
     public var port: Int { hosts[0].port }
@@ -80,24 +84,35 @@ public struct DatabaseEndpoint: Sendable, Equatable, CustomStringConvertible {
         return "postgres://\(username)@\(hosts.map(\.description).joined(separator: ","))/\(database)\(target)"
     }
 
+    /// The URL's password, else the password file's line for this host (`PGPASSFILE`, `~/.pgpass`).
+    public func password(for host: DatabaseHost) -> String? {
+        password ?? PasswordFile.password(host: host.name, port: host.port, database: database, username: username)
+    }
+
     /// The pool's configuration for one of the hosts.
     public func clientConfiguration(for host: DatabaseHost? = nil) -> PostgresClient.Configuration {
         let host = host ?? hosts[0]
         var configuration = PostgresClient.Configuration(
-            host: host.name, port: host.port, username: username, password: password, database: database,
+            host: host.name, port: host.port, username: username, password: password(for: host), database: database,
             tls: requireTLS ? .require(.makeClientConfiguration()) : .disable)
         // Fail fast when the database is down: requests answer 503 instead of hanging.
         configuration.options.connectTimeout = .seconds(3)
         configuration.options.maximumConnections = 16
         // No statement of ours runs long enough to repay PostgreSQL's JIT compilation (docs/benchmarks.md).
-        configuration.options.additionalStartupParameters = [("jit", "off")]
+        configuration.options.additionalStartupParameters = [("jit", "off"), ("application_name", "noticeboard")]
+        if let statementTimeout {
+            let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
+            configuration.options.additionalStartupParameters += [
+                ("statement_timeout", "\(milliseconds)"), ("idle_in_transaction_session_timeout", "\(2 * milliseconds)"),
+            ]
+        }
         return configuration
     }
 
     /// A single connection's configuration, for asking a host what it is.
     func connectionConfiguration(for host: DatabaseHost, timeout: TimeAmount) throws -> PostgresConnection.Configuration {
         var configuration = PostgresConnection.Configuration(
-            host: host.name, port: host.port, username: username, password: password, database: database,
+            host: host.name, port: host.port, username: username, password: password(for: host), database: database,
             tls: requireTLS ? .require(try NIOSSLContext(configuration: .makeClientConfiguration())) : .disable)
         configuration.options.connectTimeout = timeout
         return configuration
@@ -157,6 +172,9 @@ public enum TargetSession: String, Sendable, CaseIterable {
         case .standby: inRecovery
         }
     }
+
+    /// Whether the pool writes: the timeline of its host is then the one the instance writes on.
+    var writes: Bool { self == .readWrite || self == .primary }
 
     /// Whether the role has to be checked at all: with one host and no demand, it is used as it is.
     var needsProbing: Bool { self != .any }

@@ -7,26 +7,35 @@ import ServiceLifecycle
 import Synchronization
 
 /// The stores' way to the database: one PostgreSQL connection pool, kept on the host of the
-/// endpoint that fits its target (`target_session_attrs`). With several hosts the pool watches
-/// its host's role once a second and moves when the host goes away or changes role (a standby
-/// promoted, a primary demoted); while no host fits, calls fail within `searchWait` with
-/// `StoreError.unavailable` (the HTTP layer's 503) rather than hang or write to a standby.
+/// endpoint that fits its target (`target_session_attrs`). With several hosts the pool asks every
+/// host once a second, over connections of its own, and moves when its host stops answering,
+/// changes role (a standby promoted, a primary demoted) or is fenced off (a primary behind the
+/// timeline this instance last wrote on, or two primaries at once); while no host fits, calls fail
+/// within `searchWait` with `StoreError.unavailable` (the HTTP layer's 503) rather than hang or
+/// write to a standby or a stale primary. A retired client and the pool itself stop within a
+/// bound, whatever state their connections are in.
 public final class DatabasePool: Service, Sendable {
     private enum State {
-        case searching
+        case searching(String)
         case serving(PostgresClient)
     }
 
     private let state: Mutex<State>
     private let endpoint: DatabaseEndpoint?
+    private let fence: TimelineFence?
     private let ownsClient: Bool
     private let logger: Logger
+    private let stopping = Atomic<Bool>(false)
     let searchWait: Duration = .seconds(2)
     let watchInterval: Duration = .seconds(1)
+    /// How long a retired client's run may take to end before it is left behind.
+    let retireWait: Duration = .seconds(1)
 
-    /// A pool for `endpoint`; run it (as a service) before use.
-    public init(endpoint: DatabaseEndpoint, logger: Logger) {
+    /// A pool for `endpoint`; run it (as a service) before use. `fence` keeps the timeline this
+    /// instance writes on (the write pool records it, every pool respects it).
+    public init(endpoint: DatabaseEndpoint, fence: TimelineFence? = nil, logger: Logger) {
         self.logger = logger
+        self.fence = fence
         ownsClient = true
         if endpoint.hosts.count == 1 && !endpoint.targetSession.needsProbing {
             // One host and no demand on its role: used as it is, nothing to watch.
@@ -34,7 +43,7 @@ public final class DatabasePool: Service, Sendable {
             state = Mutex(.serving(PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)))
         } else {
             self.endpoint = endpoint
-            state = Mutex(.searching)
+            state = Mutex(.searching("no host asked yet"))
         }
     }
 
@@ -43,66 +52,98 @@ public final class DatabasePool: Service, Sendable {
         self.logger = logger
         ownsClient = false
         endpoint = nil
+        fence = nil
         state = Mutex(.serving(client))
     }
 
+    /// Why no host is in use now, nil while one is (`/readyz` says it).
+    public var unavailableReason: String? {
+        state.withLock { state in if case .searching(let why) = state { why } else { nil } }
+    }
+
     public func run() async {
-        guard let endpoint else {
-            if ownsClient, let client = servingClient { await client.run() } else { try? await gracefulShutdown() }
-            return
-        }
-        // A shutdown ends the pool's client's run: then the pool stops too, rather than look for another host.
-        while !Task.isCancelled && !Task.isShuttingDownGracefully {
-            guard let host = await HostProbe.choose(from: endpoint, logger: logger) else {
-                try? await Task.sleep(for: .milliseconds(250))
-                continue
+        await withTaskCancellationOrGracefulShutdownHandler {
+            if let endpoint {
+                await follow(endpoint)
+            } else if ownsClient, let client = servingClient {
+                let run = ClientRun.start(client)
+                while !isStopping, !run.hasEnded { await pause(.milliseconds(250)) }
+                await stop(run)
             }
-            let client = PostgresClient(configuration: endpoint.clientConfiguration(for: host), backgroundLogger: logger)
-            logger.notice("database host chosen", metadata: ["host": "\(host)", "target": "\(endpoint.targetSession.rawValue)"])
-            let hostLeft = await withTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    await client.run()
-                    return false
-                }
-                state.withLock { $0 = .serving(client) }
-                group.addTask {
-                    await self.watch(host, through: client, endpoint: endpoint)
-                    return true
-                }
-                let first = await group.next() ?? false
-                state.withLock { $0 = .searching }
-                group.cancelAll()
-                return first
-            }
-            guard hostLeft else { return }
-            logger.warning("database host left; looking for another", metadata: ["host": "\(host)"])
+        } onCancelOrGracefulShutdown: {
+            self.stopping.store(true, ordering: .relaxed)
         }
     }
 
-    /// Returns when `host` no longer fits the target or stops answering; for `prefer-standby`,
-    /// also when a standby is back while the pool reads from a primary.
-    private func watch(_ host: DatabaseHost, through client: PostgresClient, endpoint: DatabaseEndpoint) async {
-        var checks = 0
-        while !Task.isCancelled {
-            try? await Task.sleep(for: watchInterval)
-            let role: HostProbe.Role
-            switch await HostProbe.role(through: client, logger: logger) {
-            case .success(let answer): role = answer
-            case .failure(let error):
-                logger.warning("database host does not answer", metadata: ["host": "\(host)", "error": "\(String(reflecting: error))"])
-                return
+    private var isStopping: Bool { stopping.load(ordering: .relaxed) || Task.isCancelled }
+
+    /// Sleeps for `duration`, or less when the pool is told to stop.
+    private func pause(_ duration: Duration) async {
+        let end = ContinuousClock.now + duration
+        while !isStopping, ContinuousClock.now < end {
+            try? await Task.sleep(for: min(.milliseconds(50), end - ContinuousClock.now))
+        }
+    }
+
+    private func stop(_ run: ClientRun) async {
+        if !(await run.stop(within: retireWait)) {
+            logger.warning("a database client did not stop within \(retireWait) of being retired; left behind")
+        }
+    }
+
+    /// Looks for the host that fits, serves from it while it does, and looks again when it stops.
+    private func follow(_ endpoint: DatabaseEndpoint) async {
+        var refusals: [String] = []
+        while !isStopping {
+            let choice = await HostProbe.choose(from: endpoint, fence: fence, logger: logger)
+            report(choice.refusals, after: &refusals)
+            guard let host = choice.host else {
+                let why = refusals.isEmpty ? "no host answers as \(endpoint.targetSession.rawValue)" : refusals.joined(separator: "; ")
+                state.withLock { $0 = .searching(why) }
+                await pause(.milliseconds(250))
+                continue
             }
-            guard endpoint.targetSession.accepts(inRecovery: role.inRecovery, readOnly: role.readOnly) else {
-                logger.warning("database host changed role", metadata: ["host": "\(host)", "in_recovery": "\(role.inRecovery)"])
-                return
+            if endpoint.targetSession.writes { fence?.record(choice.timeline) }
+            let client = PostgresClient(configuration: endpoint.clientConfiguration(for: host), backgroundLogger: logger)
+            let run = ClientRun.start(client)
+            state.withLock { $0 = .serving(client) }
+            logger.notice(
+                "database host chosen",
+                metadata: ["host": "\(host)", "target": "\(endpoint.targetSession.rawValue)", "timeline": "\(choice.timeline)"])
+            let why = await watch(host, endpoint: endpoint, refusals: &refusals)
+            state.withLock { $0 = .searching(why ?? "shutting down") }
+            await stop(run)
+            if let why { logger.warning("database host left; looking for another", metadata: ["host": "\(host)", "reason": "\(why)"]) }
+        }
+        state.withLock { $0 = .searching("shutting down") }
+    }
+
+    /// Returns why `host` is no longer the one to use (nil when the pool stops): it does not
+    /// answer, no longer fits the target or is fenced off; for `prefer-standby`, also when a
+    /// standby is back while the pool reads from a primary (looked at every tenth check).
+    private func watch(_ host: DatabaseHost, endpoint: DatabaseEndpoint, refusals: inout [String]) async -> String? {
+        var checks = 0
+        while true {
+            await pause(watchInterval)
+            if isStopping { return nil }
+            let choice = await HostProbe.choose(from: endpoint, fence: fence, logger: logger)
+            report(choice.refusals, after: &refusals)
+            guard choice.fitting.contains(host) else {
+                return refusals.first { $0.contains(host.description) } ?? "it does not answer or is no longer \(endpoint.targetSession.rawValue)"
             }
             checks += 1
-            if endpoint.targetSession == .preferStandby, !role.inRecovery, checks % 10 == 0,
-                let better = await HostProbe.choose(from: endpoint, logger: logger), better != host
-            {
-                return
+            if endpoint.targetSession == .preferStandby, checks % 10 == 0, let better = choice.host, better != host {
+                return "\(better) is a standby again"
             }
         }
+    }
+
+    /// Logs each refusal once, when it first appears: an operator must see a stale primary at once.
+    private func report(_ current: [String], after previous: inout [String]) {
+        for refusal in current where !previous.contains(refusal) {
+            logger.error("database host refused", metadata: ["reason": "\(refusal)"])
+        }
+        previous = current
     }
 
     private var servingClient: PostgresClient? {
@@ -115,8 +156,9 @@ public final class DatabasePool: Service, Sendable {
             if let client = servingClient {
                 return client
             }
-            guard ContinuousClock.now < deadline else {
-                throw StoreError.unavailable("no database host is \(endpoint?.targetSession.rawValue ?? "available") now (failing over?)")
+            guard ContinuousClock.now < deadline, !stopping.load(ordering: .relaxed) else {
+                let why = unavailableReason ?? "shutting down"
+                throw StoreError.unavailable("no database host is \(endpoint?.targetSession.rawValue ?? "available") now: \(why)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }

@@ -24,6 +24,8 @@ public struct ApplicationSetup: Sendable {
     public var watchdog: ShutdownWatchdog?
     /// Told the bound port once the server listens (port 0 picks a free one).
     public var onServerRunning: @Sendable (Int) async -> Void = { _ in }
+    /// Why the database cannot take writes now (nil when it can): `/readyz` says it.
+    public var databaseStatus: @Sendable () -> String? = { nil }
 
     public init(board: Board, accounts: any ModeratorAccountStore, settings: ServerSettings, logger: Logger) {
         self.board = board

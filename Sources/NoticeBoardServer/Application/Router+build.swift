@@ -46,7 +46,7 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
     WalkRoutes(board: board, identity: identity, openWalks: StreamCounter(limitPerClient: settings.walksPerClient)).register(on: routes)
     WebhookRoutes(outbox: outbox).register(on: moderation)
     PushRoutes(outbox: outbox, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5)).register(on: routes)
-    HealthRoutes(board: board).register(on: routes)
+    HealthRoutes(board: board, databaseStatus: setup.databaseStatus).register(on: routes)
     OpenAPIRoutes().register(on: routes)
     PageConfigRoutes(page: settings.page).register(on: routes)
     MetricsRoutes(registry: settings.metricsRegistry, board: board, token: settings.metricsToken).register(on: routes)
