@@ -60,9 +60,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Walks (GET /api/v1/walk WebSockets) one client address may hold open. Default 16. Env: NOTICEBOARD_WALKS_PER_CLIENT.")
     var walksPerClient: Int?
 
-    @Option(help: "Seconds a walk may send nothing before it is closed. Default 600. Env: NOTICEBOARD_WALK_SILENCE.")
-    var walkSilence: Int?
-
     @Option(help: "Seconds between keep-alive comments on live streams, 1 to 15. Default 15. Env: NOTICEBOARD_STREAM_KEEP_ALIVE.")
     var streamKeepAlive: Int?
 
@@ -193,9 +190,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard (1...15).contains(settings.streamKeepAliveSeconds) else { throw ValidationError("--stream-keep-alive must be 1 to 15 seconds") }
         settings.walksPerClient = try Environment.integer(walksPerClient, "NOTICEBOARD_WALKS_PER_CLIENT", default: 16)
         guard settings.walksPerClient >= 1 else { throw ValidationError("--walks-per-client must be at least 1") }
-        let walkSilence = try Environment.integer(walkSilence, "NOTICEBOARD_WALK_SILENCE", default: 600)
-        guard walkSilence >= 1 else { throw ValidationError("--walk-silence must be at least 1 second") }
-        settings.walkSilence = .seconds(walkSilence)
         guard settings.streamsPerClient >= 1 else { throw ValidationError("--streams-per-client must be at least 1") }
         guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be in 0...65535") }
         guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }

@@ -48,13 +48,14 @@ import Testing
         #expect(stillRunning.contains { $0.hasPrefix("StubbornService") }, "\(stillRunning)")
         #expect(!stillRunning.contains { $0.hasPrefix("HTTP server") }, "the server had stopped: \(stillRunning)")
         let firedAfter = try #require(at) - started
-        #expect(firedAfter >= .seconds(2) && firedAfter < .seconds(3), "fired after \(firedAfter)")
+        #expect(firedAfter >= .seconds(2) && firedAfter < .seconds(4), "fired after \(firedAfter)")
     }
 
     @Test func aShutdownInTimeIsNotCutShort() async throws {
         let expiry = Expiry()
+        // A deadline no loaded machine reaches: the test is that the watchdog stays quiet.
         let watchdog = ShutdownWatchdog(
-            deadline: .seconds(3), logger: Logger(label: "watchdog-test"), terminate: { status in expiry.reported.withLock { $0.status = status } })
+            deadline: .seconds(30), logger: Logger(label: "watchdog-test"), terminate: { status in expiry.reported.withLock { $0.status = status } })
         var app = try await TestApp.make()
         app.watchdog = watchdog
         let started = Mutex<ContinuousClock.Instant?>(nil)
@@ -63,7 +64,8 @@ import Testing
             watchdog.arm()
         }
         let took = ContinuousClock.now - started.withLock { $0! }
-        #expect(took < .seconds(3), "the services stopped in \(took)")
+        #expect(took < .seconds(30), "the services stopped in \(took)")
+        #expect(expiry.reported.withLock { $0.status } == nil, "the watchdog cut a shutdown short")
         #expect(watchdog.stillRunning.isEmpty, "\(watchdog.stillRunning)")
     }
 }

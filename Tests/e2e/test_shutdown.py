@@ -48,7 +48,7 @@ def open_walk(server):
 
 
 def broken_walk(server):
-    """A walk sent a continuation frame with no start: issue 36's leak, whatever it does."""
+    """A walk sent a continuation frame with no start (issue 36's leak)."""
     sock = raw_clients.walk(server)
     raw_clients.send_frame(sock, "orphan", opcode=0x0)
     return [sock]
@@ -110,11 +110,8 @@ def test_sigterm_ends_the_server_within_its_deadline(data_dir, state):
         return
     assert took < DEADLINE + SLACK, f"{state.__name__}: {took:.1f} s"
     assert not cluster_running(data_dir), "the embedded PostgreSQL was left running"
-    if code != 0:
-        # Only the watchdog ends a server otherwise, and it says what was still running.
-        assert code == 1 and "still_running" in output, output[-3000:]
-    if state is not broken_walk:
-        assert code == 0, output[-3000:]
+    # A broken walk ends at once (issue 36): the watchdog is left for what no test makes.
+    assert code == 0, output[-3000:]
 
 
 def test_sigterm_closes_partial_heads_and_walks_at_once(data_dir):

@@ -57,9 +57,7 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
 func buildWebSocketRouter(_ setup: ApplicationSetup) -> Router<WalkRequestContext> {
     let router = Router(context: WalkRequestContext.self)
     let identity = ClientIdentity(trustedProxies: setup.settings.trustedProxies, hashKey: setup.settings.clientHashKey)
-    WalkRoutes(
-        board: setup.board, identity: identity, openWalks: StreamCounter(limitPerClient: setup.settings.walksPerClient),
-        silenceLimit: setup.settings.walkSilence
-    ).register(webSockets: router)
+    WalkRoutes(board: setup.board, identity: identity, openWalks: StreamCounter(limitPerClient: setup.settings.walksPerClient))
+        .register(webSockets: router)
     return router
 }

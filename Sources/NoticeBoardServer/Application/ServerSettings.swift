@@ -42,8 +42,6 @@ public struct ServerSettings: Sendable {
     public var vapidSubject = "mailto:noticeboard@example.invalid"
     /// Walks (`GET /api/v1/walk` WebSockets) one client address may hold open at once.
     public var walksPerClient = 16
-    /// A walk that sends nothing this long is closed.
-    public var walkSilence = Duration.seconds(600)
     /// PEM certificate chain and private key: serve HTTPS instead of HTTP.
     public var tls: (certificatePath: String, keyPath: String)?
     /// When set, `/metrics` answers only requests bearing this token.
@@ -85,7 +83,7 @@ extension ServerSettings {
             http1: .init(
                 additionalChannelHandlers: [ConnectionGuard(limits: limits), MalformedRequestResponder()],
                 httpDecoderConfiguration: .init(maxHeaderFieldSize: 16 * 1024, maxHeaderListSize: 32 * 1024, maxHeaderFieldCount: 100)),
-            ws: .init(maxFrameSize: WalkRoutes.maxMessageBytes))
+            ws: .init(maxFrameSize: WalkRoutes.maxMessageBytes, validateUTF8: true))
         let http = HTTPServerBuilder { responder in
             GuardedChildChannel(
                 base: HTTP1WebSocketUpgradeChannel(responder: responder, webSocketResponder: webSocketResponder, configuration: configuration),

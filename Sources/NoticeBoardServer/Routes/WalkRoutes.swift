@@ -17,8 +17,6 @@ struct WalkRoutes: Sendable {
     let board: Board
     let identity: ClientIdentity
     let openWalks: StreamCounter
-    /// A walk that sends nothing this long is closed: its slot and subscription are freed.
-    var silenceLimit = Duration.seconds(600)
 
     /// On the plain router: a request that does not ask for the upgrade is told how to.
     func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
@@ -50,8 +48,6 @@ struct WalkRoutes: Sendable {
         case change(LiveEvent)
         /// The socket broke (a bad frame, a reset): the walk ends with the error's close code.
         case broken(any Error)
-        /// The walker sent nothing for `silenceLimit`.
-        case silent
     }
 
     private func walk(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
@@ -60,19 +56,17 @@ struct WalkRoutes: Sendable {
         defer { board.feed.unsubscribe(subscription.token) }
         // Updates, refusals and the board's changes, handled one at a time by this task.
         let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingNewest(256))
-        let heard = LastHeard()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 // Whatever ends the reading ends the walk: a bad frame or a reset must not leave
                 // the walk, its subscription and its address's slot waiting for ever.
                 defer { input.finish() }
                 do {
-                    try await readUpdates(from: inbound, into: input, heard: heard)
+                    try await readUpdates(from: inbound, into: input)
                 } catch {
                     input.yield(.broken(error))
                 }
             }
-            group.addTask { await watchSilence(of: heard, into: input) }
             group.addTask {
                 for await event in subscription.events { input.yield(.change(event.event)) }
                 input.finish()
@@ -88,10 +82,6 @@ struct WalkRoutes: Sendable {
                     try await outbound.writeTextMessage(Self.errorMessage(error))
                 case .broken(let error):
                     broken = error
-                    break loop
-                case .silent:
-                    Counter(label: "noticeboard_walks_silent_total").increment()
-                    try? await outbound.close(.goingAway, reason: "no update for \(silenceLimit.components.seconds) s")
                     break loop
                 case .change(let event):
                     guard let position = session.position else { continue }
@@ -111,15 +101,11 @@ struct WalkRoutes: Sendable {
         }
     }
 
-    /// Reads the walker's messages into `input` until the socket ends; each message read marks
-    /// the walker as heard from.
-    private func readUpdates(
-        from inbound: WebSocketInboundStream, into input: AsyncStream<Input>.Continuation, heard: LastHeard
-    ) async throws {
+    /// Reads the walker's messages into `input` until the socket ends.
+    private func readUpdates(from inbound: WebSocketInboundStream, into input: AsyncStream<Input>.Continuation) async throws {
         var accepted: [ContinuousClock.Instant] = []
         for try await message in inbound.messages(maxSize: Self.maxMessageBytes) {
             let now = ContinuousClock.now
-            heard.instant.withLock { $0 = now }
             accepted.removeAll { now - $0 >= .seconds(1) }
             guard accepted.count < Self.updatesPerSecond else {
                 Counter(label: "noticeboard_walk_updates_dropped_total").increment()
@@ -142,18 +128,6 @@ struct WalkRoutes: Sendable {
         }
     }
 
-    /// Yields `.silent` once the walker has sent nothing for `silenceLimit`.
-    private func watchSilence(of heard: LastHeard, into input: AsyncStream<Input>.Continuation) async {
-        while !Task.isCancelled {
-            let deadline = heard.instant.withLock { $0 } + silenceLimit
-            if ContinuousClock.now >= deadline {
-                input.yield(.silent)
-                return
-            }
-            try? await Task.sleep(until: deadline, clock: .continuous)
-        }
-    }
-
     private func send(_ messages: [WalkMessage], on outbound: WebSocketOutboundWriter) async throws {
         for message in messages {
             switch message {
@@ -172,11 +146,6 @@ struct WalkRoutes: Sendable {
         if let field = apiError.field { detail["field"] = field }
         let body = String(decoding: JSONResponse.encodeData(detail), as: UTF8.self)
         return #"{"type":"error","error":"# + body + "}"
-    }
-
-    /// When the walker last sent anything, shared by the reader and the silence watch.
-    final class LastHeard: Sendable {
-        let instant = Mutex(ContinuousClock.now)
     }
 
     static let open = Atomic<Int>(0)
