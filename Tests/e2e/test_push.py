@@ -136,3 +136,49 @@ def test_pushes_are_encrypted_signed_and_a_410_ends_the_subscription(server_fact
         assert 'noticeboard_delivery_latency_seconds' in metrics
     finally:
         service.close()
+
+
+def test_a_reply_to_your_note_is_pushed_to_you_alone(server_factory):
+    """Contract 1.2: `"replies": true` pushes each visible reply by another key to the notes
+    made with the subscription's device key, decrypted here; the longest note still fits."""
+    service = Receiver()
+    service.status_for = lambda path: 201
+    server = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
+    try:
+        author = Browser(service.url + "/push/author")
+        body = {"subscription": author.subscription(), "replies": True}
+        both = requests.post(server.url + "/api/v1/push/subscriptions", json={**body, "area": AREA}, headers=DEVICE, timeout=10)
+        assert both.status_code == 400 and both.json()["error"]["field"] == "area"
+        wrong = requests.post(server.url + "/api/v1/push/subscriptions", json={**body, "replies": "yes"}, headers=DEVICE, timeout=10)
+        assert wrong.status_code == 400 and wrong.json()["error"]["field"] == "replies"
+        neither = requests.post(server.url + "/api/v1/push/subscriptions", json={"subscription": author.subscription()}, headers=DEVICE, timeout=10)
+        assert neither.status_code == 400 and neither.json()["error"]["field"] == "area"
+        made = requests.post(server.url + "/api/v1/push/subscriptions", json=body, headers=DEVICE, timeout=10)
+        assert made.status_code == 201, made.text
+
+        long_note = "長" * 2000
+        note = server.post({"lat": 35.6815, "lon": 139.7675, "message": long_note, "tag": "food"}, headers=DEVICE).json()["id"]
+        others = server.post({"lat": 35.6815, "lon": 139.7675, "message": "not yours", "tag": "food"}, headers=OTHER_DEVICE).json()["id"]
+
+        def reply(post_id, message, headers):
+            response = requests.post(server.url + f"/api/v1/posts/{post_id}/replies", json={"message": message}, headers=headers, timeout=10)
+            assert response.status_code == 201, response.text
+            return response.json()["id"]
+        first = reply(note, "答" * 1200, OTHER_DEVICE)
+        reply(note, "thanks, from the author", DEVICE)      # the author's own answer: not pushed
+        reply(others, "on someone else's note", DEVICE)     # not the author's note
+        second = reply(note, "me too", {})                   # no key at all is someone else
+
+        assert service.wait_for(lambda s: len(s.snapshot()) >= 2, 20), service.snapshot()
+        time.sleep(1.5)
+        calls = [c for c in service.snapshot() if c["path"] == "/push/author"]
+        assert all(len(c["body"]) <= 4096 for c in calls), [len(c["body"]) for c in calls]
+        pushed = [author.decrypt(c["body"]) for c in calls]
+        assert sorted(p["reply"]["id"] for p in pushed) == sorted([first, second]), pushed
+        for payload in pushed:
+            assert payload["post"]["id"] == note and payload["reply"]["postId"] == note
+        long_one = next(p for p in pushed if p["reply"]["id"] == first)
+        assert long_one["reply"]["message"] == "答" * 1200, "the reply is pushed whole; the note's text gives way"
+        assert long_one.get("truncated") is True and long_note.startswith(long_one["post"]["message"].rstrip("…"))
+    finally:
+        service.close()
