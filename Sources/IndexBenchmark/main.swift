@@ -4,6 +4,7 @@
 //   NOTICEBOARD_BENCHMARKS=1 swift run -c release noticeboard-bench POSTS.csv QUERIES.csv [M=2000] [RUNS=5]
 //   BENCH_PROFILE=places …: queries narrowed to a place beside the same by its bounding box.
 //   BENCH_PROFILE=popular …: nearby in the popular order and as of a past instant beside the plain query.
+//   noticeboard-bench fanout SUBSCRIPTIONS WEBHOOKS POSTS [OUT_DIR]: the outbox's target index (FanoutBenchmark.swift).
 //
 // Prints markdown tables: build time, insert rate, bytes per post, per-query latency (median,
 // mean, p99 of the per-run figures' medians) by radius and filter, and clusters by zoom.
@@ -35,6 +36,10 @@ func readCSV(_ path: String) -> [[Substring]] {
 /// The whole run: a function, so its state is local rather than main-actor globals.
 func runBenchmark() {
     let arguments = CommandLine.arguments
+    if arguments.count > 1, arguments[1] == "fanout" {
+        runFanoutBenchmark(arguments)
+        return
+    }
     guard arguments.count >= 3 else {
         print("usage: noticeboard-bench POSTS.csv QUERIES.csv [M=2000] [RUNS=5]")
         exit(2)
