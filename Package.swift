@@ -153,7 +153,7 @@ let package = Package(
 // The benchmarks' executables are compiled only when asked for: NOTICEBOARD_BENCHMARKS=1.
 if Context.environment["NOTICEBOARD_BENCHMARKS"] == "1" {
     package.products.append(.executable(name: "noticeboard-bench", targets: ["IndexBenchmark"]))
-    package.targets.append(.executableTarget(name: "IndexBenchmark", dependencies: ["GeoIndex", "NoticeBoardCore"]))
+    package.targets.append(.executableTarget(name: "IndexBenchmark", dependencies: ["GeoIndex", "NoticeBoardCore", "BoardTestSupport"]))
     // The request-cost floor beside which the server's own cost per request is measured.
     package.products.append(.executable(name: "bare-hummingbird", targets: ["BareHummingbird"]))
     package.targets.append(.executableTarget(name: "BareHummingbird", dependencies: [hummingbird, postgresNIO, logging, serviceLifecycle]))

@@ -1,5 +1,6 @@
 import Foundation
 import GeoIndex
+import BoardTestSupport
 import NoticeBoardCore
 
 /// `noticeboard-bench fanout SUBSCRIPTIONS WEBHOOKS POSTS [OUT_DIR]`: the outbox's target index
@@ -18,21 +19,21 @@ func runFanoutBenchmark(_ arguments: [String]) {
     }
     let clock = ContinuousClock()
     func microseconds(_ d: Duration) -> Double { (Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18) * 1e6 }
-    var random = FanoutRandom(seed: 36)
+    var random = SeededGenerator(seed: 36)
     let city = (lat: 22.30, lon: 114.17)
     func place(cityShare: Double) -> (lat: Double, lon: Double) {
-        if random.unit() < cityShare {
-            return (city.lat + random.between(-0.25, 0.25), city.lon + random.between(-0.25, 0.25))
+        if random.uniform(0, 1) < cityShare {
+            return (city.lat + random.uniform(-0.25, 0.25), city.lon + random.uniform(-0.25, 0.25))
         }
-        return (random.between(-80, 80), random.between(-180, 180))
+        return (random.uniform(-80, 80), random.uniform(-180, 180))
     }
     let tags = ["food", "events", "lost", "sports", "art"]
     var interests: [DeliveryInterest] = []
     interests.reserveCapacity(subscriptionCount + webhookCount)
     for id in 0..<subscriptionCount {
         let at = place(cityShare: 0.9)
-        let radius = exp(random.between(log(100), log(5000)))
-        let tagged = random.unit() < 0.1 ? [tags[Int(random.next() % 5)]] : []
+        let radius = exp(random.uniform(log(100), log(5000)))
+        let tagged = random.uniform(0, 1) < 0.1 ? [tags[Int(random.next() % 5)]] : []
         interests.append(
             DeliveryInterest(target: .subscription(Int64(id + 1)), listening: .area(.circle(lat: at.lat, lon: at.lon, radius: radius), tags: tagged), createdAt: 0))
     }
@@ -40,9 +41,9 @@ func runFanoutBenchmark(_ arguments: [String]) {
         let at = place(cityShare: 0.5)
         let area: DeliveryArea
         if id % 2 == 0 {
-            area = .circle(lat: at.lat, lon: at.lon, radius: exp(random.between(log(1000), log(50_000))))
+            area = .circle(lat: at.lat, lon: at.lon, radius: exp(random.uniform(log(1000), log(50_000))))
         } else {
-            let half = random.between(0.005, 1)
+            let half = random.uniform(0.005, 1)
             var west = at.lon - half, east = at.lon + half
             if west < -180 { west += 360 }
             if east > 180 { east -= 360 }
@@ -136,23 +137,4 @@ func residentBytes() -> Int {
     guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
     let fields = text.split(separator: " ")
     return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
-}
-
-/// A seeded generator (SplitMix64), so every run matches the same targets and posts.
-struct FanoutRandom {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-
-    mutating func between(_ low: Double, _ high: Double) -> Double { low + (high - low) * unit() }
 }

@@ -6,6 +6,8 @@ import GeoIndex
 /// targets. Each instance keeps its own, in step with the store's log of target changes.
 public struct DeliveryTargetIndex: Sendable {
     private var interests: [DeliveryInterest?] = []
+    /// Each circle's test by handle, so a candidate costs a few multiplications, not a haversine.
+    private var circles: [CircleTest?] = []
     private var handles: [DeliveryTarget: Int32] = [:]
     private var freeHandles: [Int32] = []
     private var grid = AreaGrid()
@@ -24,12 +26,16 @@ public struct DeliveryTargetIndex: Sendable {
     public mutating func upsert(_ interest: DeliveryInterest) {
         remove(interest.target)
         let handle: Int32
+        var circle: CircleTest?
+        if case .area(.circle(let lat, let lon, let radius), _) = interest.listening { circle = CircleTest(lat: lat, lon: lon, radius: radius) }
         if let free = freeHandles.popLast() {
             handle = free
             interests[Int(handle)] = interest
+            circles[Int(handle)] = circle
         } else {
             handle = Int32(interests.count)
             interests.append(interest)
+            circles.append(circle)
         }
         handles[interest.target] = handle
         switch interest.listening {
@@ -51,6 +57,7 @@ public struct DeliveryTargetIndex: Sendable {
             if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
         }
         interests[Int(handle)] = nil
+        circles[Int(handle)] = nil
         freeHandles.append(handle)
     }
 
@@ -58,11 +65,16 @@ public struct DeliveryTargetIndex: Sendable {
     /// holding it and its tags (if any) naming the note's tag.
     public func targets(for post: Post, places: PlaceDirectory) -> [DeliveryTarget] {
         var found: [DeliveryTarget] = []
+        let point = UnitVector(lat: post.lat, lon: post.lon)
         let consider = { (handle: Int32) in
             guard let interest = interests[Int(handle)], interest.createdAt <= post.createdAt,
-                case .area(let area, let tags) = interest.listening, tags.isEmpty || tags.contains(post.tag),
-                area.contains(lat: post.lat, lon: post.lon, floor: post.floor, places: places)
+                case .area(let area, let tags) = interest.listening, tags.isEmpty || tags.contains(post.tag)
             else { return }
+            if let circle = circles[Int(handle)] {
+                guard circle.contains(point, lat: post.lat, lon: post.lon) else { return }
+            } else {
+                guard area.contains(lat: post.lat, lon: post.lon, floor: post.floor, places: places) else { return }
+            }
             found.append(interest.target)
         }
         grid.forEachCandidate(lat: post.lat, lon: post.lon, consider)
