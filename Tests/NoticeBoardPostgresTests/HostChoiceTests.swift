@@ -75,6 +75,11 @@ import Testing
         let pool = DatabasePool(endpoint: endpoint, logger: TestDatabase.logger)
         let running = Task { await pool.run() }
         defer { running.cancel() }
+        // The pool takes a host once its first probe answers (later on a busy machine).
+        let probing = ContinuousClock.now
+        while (try? await pool.query("SELECT 1", logger: TestDatabase.logger)) == nil, ContinuousClock.now - probing < .seconds(20) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
         let started = ContinuousClock.now
         await #expect(throws: PSQLError.self) {
             for try await _ in try await pool.query("SELECT pg_sleep(30)", logger: TestDatabase.logger) {}

@@ -93,7 +93,7 @@ import Testing
             }
             let checks = gate.checksStarted - before - moderatorTimes.count
             let sorted = moderatorTimes.sorted()
-            try #require(sorted.count >= 3, "the moderator logged in \(sorted.count) times: \(sorted)")
+            try #require(sorted.count >= 2, "the moderator logged in \(sorted.count) times: \(sorted)")
             print("LOGIN SPRAY 60 addresses for 10 s: \(checks) bcrypt checks for strangers, answers \(answers.counts); moderator's login median \(sorted[sorted.count / 2]), max \(sorted.last!) over \(sorted.count)")
             // The budget: 5 at once and 30 a minute, so at most 10 in 10 s (and one in flight).
             #expect(checks <= 11, "\(checks) bcrypt checks in 10 s")

@@ -16,11 +16,12 @@ import Testing
         throw StoreError.unavailable("no row")
     }
 
+    /// A gap is waited for ten minutes here, so a slow machine never gives the test's gap up.
     static func dispatcher(_ client: PostgresClient) -> OutboxDispatcher {
         let pool = DatabasePool(client)
         return OutboxDispatcher(
             store: PostgresOutboxStore(client: pool, logger: TestDatabase.logger),
-            board: Board(store: PostgresPostStore(client: pool, logger: TestDatabase.logger)), logger: TestDatabase.logger)
+            board: Board(store: PostgresPostStore(client: pool, logger: TestDatabase.logger)), logger: TestDatabase.logger, gapTimeout: 600)
     }
 
     static let webhookSQL =

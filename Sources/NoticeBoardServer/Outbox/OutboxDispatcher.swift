@@ -28,11 +28,14 @@ final class OutboxDispatcher: Service, Sendable {
     /// Every target's interest, and where this instance stands in the log of target changes.
     private let targets = Mutex<(index: DeliveryTargetIndex, log: ChangeCursor)?>(nil)
     private let pruned = Mutex(ContinuousClock.now)
+    /// How long a gap in the change sequence is waited for before it is given up as rolled back.
+    let gapTimeout: Double
 
-    init(store: any OutboxStore, board: Board, logger: Logger) {
+    init(store: any OutboxStore, board: Board, logger: Logger, gapTimeout: Double = 10) {
         self.store = store
         self.board = board
         self.logger = logger
+        self.gapTimeout = gapTimeout
     }
 
     func run() async throws {
@@ -92,11 +95,11 @@ final class OutboxDispatcher: Service, Sendable {
         // receives posts made before it, so nothing is lost.
         if targetCount == 0 {
             let latest = try await turn.skipEveryChange()
-            cursor.withLock { $0 = ChangeCursor(after: latest) }
+            cursor.withLock { $0 = ChangeCursor(after: latest, gapTimeout: gapTimeout) }
             return DispatchResult(changesRead: 0, queued: queued, watermark: latest)
         }
         var held = cursor.withLock { held -> ChangeCursor in
-            if held?.watermark != turn.watermark { held = ChangeCursor(after: turn.watermark) }
+            if held?.watermark != turn.watermark { held = ChangeCursor(after: turn.watermark, gapTimeout: gapTimeout) }
             return held!
         }
         var after = held.watermark
