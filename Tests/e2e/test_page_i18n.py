@@ -35,9 +35,13 @@ def board():
 
 
 def catalogs(driver):
+    """The three catalogs, each imported on its own (the page itself loads only the chosen one)."""
     return driver.execute_async_script("""
         const done = arguments[arguments.length - 1];
-        import('/i18n.js').then((module) => done(module.CATALOGS)).catch((error) => done(String(error)));""")
+        const codes = ['en', 'zh-Hant', 'zh-Hans'];
+        Promise.all(codes.map((code) => import(`/i18n/${code}.js`)))
+          .then((modules) => done(Object.fromEntries(modules.map((module, index) => [codes[index], module.default]))))
+          .catch((error) => done(String(error)));""")
 
 
 def squeeze(text):

@@ -5,7 +5,13 @@ import { t } from "./i18n.js";
 import { state, update, announce, announcing } from "./state.js";
 
 const listeners = new Set();
+const failureListeners = new Set();
 let finding = false;
+
+/** `listener(error)` runs when asking for the position failed (the map then opens on the busiest area). */
+export function onLocationFailed(listener) {
+  failureListeners.add(listener);
+}
 
 /** `listener({lat, lon})` runs after each position the device gives (the map centres on it). */
 export function onLocated(listener) {
@@ -33,6 +39,7 @@ document.getElementById("location-retry")?.addEventListener("click", () => locat
 export function locate() {
   if (!navigator.geolocation) {
     showProblem(locationErrorText(null));
+    failureListeners.forEach((listener) => listener(null));
     return Promise.resolve(false);
   }
   if (finding) return Promise.resolve(false);
@@ -55,6 +62,7 @@ export function locate() {
         const text = locationErrorText(error);
         announce(""); // the box below says it (an alert, read once), so the status line does not repeat it
         showProblem(text);
+        failureListeners.forEach((listener) => listener(error));
         resolve(false);
       },
       { enableHighAccuracy: true, timeout: 15000, maximumAge: 30000 },

@@ -194,8 +194,10 @@ function render() {
   }
   turnLeft.hidden = left === 0;
   turnLeft.textContent = `← ${plural("look.left", left)}`;
+  turnLeft.setAttribute("aria-label", `${plural("look.left", left)}: ${t("look.turnLeft")}`);
   turnRight.hidden = right === 0;
   turnRight.textContent = `${plural("look.right", right)} →`;
+  turnRight.setAttribute("aria-label", `${plural("look.right", right)}: ${t("look.turnRight")}`);
   behind.hidden = back === 0;
   behind.textContent = `↓ ${plural("look.behind", back)}`;
   const hiddenByFacing = mode === "facing"
@@ -483,8 +485,18 @@ function setMode(next) {
   if (state.view === "look" && !failed) render();
 }
 
+const TURN_STEP = FOV / 2; // a press of an arrow turns the view by half its width
+
+/** The arrows turn the view by hand; the compass, which would turn it straight back, goes off first. */
+function turnBy(degrees) {
+  if (compassHandler) toggleCompass();
+  update({ facing: (((Math.round(state.facing) + degrees) % 360) + 360) % 360 });
+}
+
 /** `open(post, opener)` opens a note's page (its thread) from a card. */
 export function setUpLook(open) {
+  turnLeft.addEventListener("click", () => turnBy(-TURN_STEP));
+  turnRight.addEventListener("click", () => turnBy(TURN_STEP));
   openNote = open;
   dial.addEventListener("input", () => update({ facing: Number(dial.value) }));
   compassButton.addEventListener("click", toggleCompass);
@@ -504,8 +516,9 @@ export function setUpLook(open) {
     if (["view", "lat", "lon", "radius", "tags", "place", "asOf"].some((key) => changed.has(key))) syncWalk();
     if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) {
       // Walking, the notes held are measured again at once; the socket tells what entered and left.
+      // A closed view fetches nothing: opening its tab loads it.
       if (walkOpen() && walkSettled) showWalked();
-      else scheduleRefresh();
+      else if (state.view === "look") scheduleRefresh();
     }
     if (changed.has("view") && state.view === "look") requestAnimationFrame(() => { if (hasPosition() && around.length) render(); });
   });
@@ -519,7 +532,7 @@ export function setUpLook(open) {
     if (state.view === "look" && hasPosition()) render();
   });
   showFacing();
-  loadLook();
+  if (state.view === "look") loadLook();
   followDevice();
   syncWalk();
 }
