@@ -11,12 +11,14 @@ import pytest
 import requests
 from selenium.webdriver.common.by import By
 
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
 from pages import at_bearing, iso, js, screenshot, serious, serve_board, set_language, settle, start_board, stop_board, wait_for
 
 SQUARE = (51.5136, -0.0985)  # a busy square
 SAME_SPOT = at_bearing(SQUARE, 90, 35)  # a noticeboard on a wall: five notes at one point
+BENCH = at_bearing(SAME_SPOT, 0, 12)  # three notes on a bench 12 m north of the wall
 CAMPUS = (51.5336, -0.1285)  # about 3 km away: 204 notes over 300 m, where you stand
 STACK_GAP = 44  # px, as the page's map.js: thumb-sized targets never overlap
 
@@ -31,6 +33,9 @@ def seed():
                      "createdAt": iso(now - datetime.timedelta(minutes=number + 10))})
     for number in range(5):
         rows.append({"lat": SAME_SPOT[0], "lon": SAME_SPOT[1], "message": f"On the wall {number}", "tag": "lifestyle",
+                     "createdAt": iso(now - datetime.timedelta(minutes=number + 1))})
+    for number in range(3):
+        rows.append({"lat": BENCH[0], "lon": BENCH[1], "message": f"On the bench {number}", "tag": "food",
                      "createdAt": iso(now - datetime.timedelta(minutes=number + 1))})
     for number in range(4):
         where = at_bearing(SQUARE, number * 90 + 45, 180)
@@ -76,7 +81,7 @@ def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(boa
     assert len(shown) == len(set(shown))
     every = {post["id"] for post in requests.get(board.url + "/api/v1/posts", params={
         "bbox": f"{SQUARE[1] - 0.01},{SQUARE[0] - 0.01},{SQUARE[1] + 0.01},{SQUARE[0] + 0.01}", "limit": 500}, timeout=30).json()["posts"]}
-    assert len(every) == 159 and set(shown) == every, (len(shown), len(every))
+    assert len(every) == 162 and set(shown) == every, (len(shown), len(every))
     stacks = [marker for marker in markers if marker["stack"]]
     assert stacks and max(len(marker["ids"]) for marker in stacks) > 5
     label = js(driver, "return document.querySelector('.leaflet-marker-icon.stack').getAttribute('aria-label')")
@@ -108,17 +113,34 @@ def test_dense_notes_share_stacks_that_part_as_you_zoom_and_list_at_one_spot(boa
     popup = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .stack-list"), message="the list")[0]
     items = wait_for(driver, lambda d: popup.find_elements(By.CSS_SELECTOR, "li[data-id]"), message="its notes")
     assert sorted(item.find_element(By.CSS_SELECTOR, ".message").text for item in items) == [f"On the wall {n}" for n in range(5)]
-    assert "5 notes at this spot" in popup.text and "35 m east" in popup.text
+    assert "5 notes at this spot · here" in popup.text  # the link's position is the wall itself
     # Compact: all five rows are in sight on a phone, not one and a half.
     heights = js(driver, "return [...document.querySelectorAll('.stack-list li[data-id]')].map((li) => li.getBoundingClientRect().height)")
     assert max(heights) <= 80, heights
     assert not driver.find_element(By.ID, "map-tiles-problem").is_displayed(), "the tiles' notice steps aside for the list"
-    # Each row says how far and which way the note is from the person (35 m east of the square).
     metas = [item.find_element(By.CSS_SELECTOR, ".meta").text for item in items]
-    assert all(meta.startswith("35 m east") for meta in metas), metas
+    assert all(meta.startswith("here · lifestyle · ") for meta in metas), metas
     settle(0.6)  # the popup fades in
     assert serious(driver) == []
     screenshot(driver, "map-phone-one-spot-list")
+
+    # The bench, 12 m north of where the person stands: each row says how far and which way.
+    bench = [m for m in drawn(driver) if m["stack"] and len(m["ids"]) == 3]
+    assert bench, drawn(driver)
+    js(driver, "document.querySelector('.leaflet-popup-close-button').click()")
+    wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".leaflet-popup"))
+    stack_element(driver, bench[0]["ids"]).click()
+    rows = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .stack-list li[data-id] .meta"), message="the bench's list")
+    assert [row.text.split(" · ")[0] for row in rows] == ["12 m, north"] * 3, [row.text for row in rows]
+    assert "12 m, north" in driver.find_element(By.CSS_SELECTOR, ".stack-heading").text
+    # The first row takes the focus; a press opens the note's page.
+    assert js(driver, "return document.activeElement.classList.contains('stack-note')")
+    js(driver, "document.querySelector('.leaflet-popup-close-button').click()")
+    wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".leaflet-popup"))
+    stack_element(driver, wall["ids"]).click()
+    popup = wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .stack-list li[data-id]") and
+                     d.find_element(By.CSS_SELECTOR, ".leaflet-popup-content .stack-list"), message="the wall's list again")
+    items = popup.find_elements(By.CSS_SELECTOR, "li[data-id]")
 
     # The list stays open while a note arrives nearby (the stack is drawn again only once it closes),
     # and a note hidden meanwhile leaves the open list at once.
@@ -218,18 +240,18 @@ def test_keyboard_on_the_map_focus_ring_enter_on_a_stack_and_escape(board, brows
     element.send_keys(Keys.ENTER)
     wait_for(driver, lambda d: zoom_of(d) > before, message="Enter on the stack zoomed in")
     # The focus lands on a pin or stack where the stack was; Enter opens a note, Escape closes it and gives the focus back.
-    focused = wait_for(driver, lambda d: js(d, "const a = document.activeElement; return a.matches('.leaflet-marker-icon') ? a : null"),
-                       message="a marker focused after the zoom")
-    pin = focused
-    while pin.get_attribute("data-ids"):
+    # (Markers are drawn again as the map settles: what is focused is read afresh each time.)
+    def focused_marker(d):
+        return js(d, "const a = document.activeElement; return a.matches('.leaflet-marker-icon') ? {ids: a.dataset.ids || null, parts: a.dataset.parts || null} : null")
+
+    marker = wait_for(driver, focused_marker, message="a marker focused after the zoom")
+    while marker["ids"] and marker["parts"] != "never":
         zoom = zoom_of(driver)
-        pin.send_keys(Keys.ENTER)
-        if pin.get_attribute("data-parts") == "never":
-            break
+        ActionChains(driver).send_keys(Keys.ENTER).perform()
         wait_for(driver, lambda d: zoom_of(d) > zoom, message="zoomed in again")
-        pin = wait_for(driver, lambda d: js(d, "const a = document.activeElement; return a.matches('.leaflet-marker-icon') ? a : null"))
-    if not pin.get_attribute("data-ids"):
-        pin.send_keys(Keys.ENTER)
+        settle(0.8)
+        marker = wait_for(driver, focused_marker, message="a marker focused after the zoom")
+    ActionChains(driver).send_keys(Keys.ENTER).perform()
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup"), message="a popup open")
     wait_for(driver, lambda d: js(d, "return Boolean(document.activeElement.closest('.leaflet-popup'))"), message="the focus in the popup")
     driver.switch_to.active_element.send_keys(Keys.ESCAPE)

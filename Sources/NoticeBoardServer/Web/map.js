@@ -79,6 +79,15 @@ function notePopup(post) {
   return content;
 }
 
+/** A closed popup gives the focus back to its marker when the focus was in it (it fades out for a
+ *  moment, so the focus is still inside then) or had fallen to the page. */
+function focusBack(marker, popup) {
+  const element = marker.getElement();
+  const active = document.activeElement;
+  const inside = popup?.getElement()?.contains(active);
+  if (element && (inside || !active || active === document.body)) element.focus?.({ preventScroll: true });
+}
+
 function noteMarker(post) {
   const icon = L.divIcon({ className: "note-marker", html: "", iconSize: [44, 44] }); // a thumb's target around a small dot
   const marker = L.marker([post.lat, post.lon], { icon, keyboard: false });
@@ -111,10 +120,7 @@ function noteMarker(post) {
       setTimeout(() => marker.getPopup()?.getElement()?.querySelector("button")?.focus(), 50);
     });
   });
-  marker.on("popupclose", () => {
-    const element = marker.getElement();
-    if (element && document.activeElement?.closest?.(".leaflet-popup") === null) element.focus?.({ preventScroll: true });
-  });
+  marker.on("popupclose", (event) => focusBack(marker, event.popup));
   return marker;
 }
 
@@ -231,10 +237,7 @@ function stackMarker({ lat, lon, posts }) {
     });
   });
   if (zooms) marker.on("click", press);
-  marker.on("popupclose", () => {
-    const element = marker.getElement();
-    if (element && document.activeElement?.closest?.(".leaflet-popup") === null) element.focus?.({ preventScroll: true });
-  });
+  marker.on("popupclose", (event) => focusBack(marker, event.popup));
   for (const post of posts) markers.set(post.id, marker);
   return marker;
 }
