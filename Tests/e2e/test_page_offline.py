@@ -82,8 +82,18 @@ def test_the_worker_caches_every_module_the_page_loads():
 
 
 def go_offline(driver, offline=True):
+    """The phone loses (or gets back) its connection: the page and its service worker alike (the
+    DevTools protocol's emulation is per target, so the worker's own session is told too)."""
+    conditions = {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1}
     driver.execute_cdp_cmd("Network.enable", {})
-    driver.execute_cdp_cmd("Network.emulateNetworkConditions", {"offline": offline, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+    driver.execute_cdp_cmd("Network.emulateNetworkConditions", conditions)
+    for target in driver.execute_cdp_cmd("Target.getTargets", {})["targetInfos"]:
+        if target["type"] != "service_worker":
+            continue
+        session = driver.execute_cdp_cmd("Target.attachToTarget", {"targetId": target["targetId"], "flatten": False})["sessionId"]
+        for number, (method, params) in enumerate([("Network.enable", {}), ("Network.emulateNetworkConditions", conditions)]):
+            driver.execute_cdp_cmd("Target.sendMessageToTarget", {"sessionId": session, "message": json.dumps(
+                {"id": number + 1, "method": method, "params": params})})
 
 
 def test_offline_the_page_and_the_last_board_seen_open_and_say_how_old(board, browsers):
@@ -131,7 +141,8 @@ def test_a_note_written_offline_goes_out_once_when_the_connection_returns(board,
         driver.find_element(By.ID, "message").send_keys(message)
         assert driver.find_element(By.ID, "with-heading").is_selected()
         button = driver.find_element(By.ID, "post-button")
-        # Nothing covers the button offline: a tap lands on it.
+        js(driver, "arguments[0].scrollIntoView({block: 'center'})", button)
+        # Nothing covers the button offline (the banner stands in the page's column): a tap lands on it.
         assert js(driver, "const b = arguments[0].getBoundingClientRect(); const e = document.elementFromPoint(b.x + b.width / 2, b.y + b.height / 2);"
                           " return e === arguments[0] || arguments[0].contains(e)", button)
         button.click()
