@@ -111,4 +111,7 @@ def test_leaflets_zoom_buttons_speak_the_pages_language(board, browsers, languag
         const labels = [...document.querySelectorAll('[aria-label], [title], [placeholder]')].filter((e) => e.offsetParent !== null)
           .flatMap((e) => ['aria-label', 'title', 'placeholder'].map((a) => e.getAttribute(a)).filter((v) => v && /^[A-Za-z ,.:'’]{6,}$/.test(v)));
         return [...seen, ...labels];""")
+    # What moderators and posters wrote (a tag, a place's slug) and the board's name stay as written.
+    data = {"food", "hall", "NoticeBoard 管理"}
+    english = [text for text in english if text not in data and not text.endswith(" hall")]
     assert english == [], english

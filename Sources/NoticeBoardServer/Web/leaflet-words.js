@@ -11,8 +11,10 @@ function translate(map) {
   }
 }
 
-/** Says a map's zoom buttons in the page's language, now and after every switch. */
+/** Says a map's zoom buttons in the page's language, now and after every switch; Leaflet's own
+ *  link ("A JS library for interactive maps", in English) goes, as on the public map. */
 export function speakLeaflet(map) {
+  map?.attributionControl?.setPrefix(false);
   translate(map);
   onLanguage(() => translate(map));
 }
