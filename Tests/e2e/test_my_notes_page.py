@@ -115,7 +115,8 @@ def test_my_notes_lists_this_devices_notes_and_replies(board, browsers):
         screenshot(driver, f"mine-phone-{language}")
     # A note's replies open from the list.
     set_language(driver, "en")
-    driver.find_element(By.CSS_SELECTOR, f'#mine-posts li[data-id="{liked["id"]}"] .replies').click()
+    wait_for(driver, lambda d: status(d) == "3 notes of yours.", message="drawn again in English")
+    js(driver, "document.querySelector(arguments[0]).click()", f'#mine-posts li[data-id="{liked["id"]}"] .replies')
     wait_for(driver, lambda d: "Lovely spot" in d.find_element(By.ID, "replies").text, message="the thread")
 
 
