@@ -188,7 +188,7 @@ def test_the_moderation_page_speaks_each_language(board, browsers):
 
 
 def test_words_already_on_screen_change_language_too(board, browsers):
-    """An error under the post form, and an open thread's reply (its badge, its date) and its
+    """An error under the post form, and an open thread's reply (its badge, its time) and its
     "Reply posted.", are said again in the language chosen afterwards."""
     driver = browsers.start("phone", where=HERE)
     driver.get(f"{board.url}/?view=post&lat={HERE[0]}&lon={HERE[1]}&radius=200")
@@ -211,6 +211,8 @@ def test_words_already_on_screen_change_language_too(board, browsers):
     set_language(driver, "zh-Hans")
     assert driver.find_element(By.CSS_SELECTOR, "#replies .reply .badge.you").text == texts["zh-Hans"]["thread.you"]
     assert driver.find_element(By.ID, "thread-status").text == texts["zh-Hans"]["thread.posted"]
+    # The reply's time is relative, as a note's ("just now" → "刚刚"), its full date in the title.
     chinese_date = driver.find_element(By.CSS_SELECTOR, "#replies .reply time").text
-    assert chinese_date != english_date and re.search(r"[年月日]", chinese_date), (english_date, chinese_date)
+    assert chinese_date != english_date and re.search(r"[\u4e00-\u9fff]", chinese_date), (english_date, chinese_date)
+    assert re.search(r"[年月日]", driver.find_element(By.CSS_SELECTOR, "#replies .reply time").get_attribute("title"))
     set_language(driver, "en")
