@@ -103,7 +103,7 @@ def test_a_refused_camera_keeps_the_dial_view_and_says_so(board, browsers):
     driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
         navigator.mediaDevices.getUserMedia = () => Promise.reject(new DOMException('refused', 'NotAllowedError'));"""})
     driver.get(f"{board.url}/?view=look&lat={SPOT[0]}&lon={SPOT[1]}&radius=200&facing=0")
-    wait_for(driver, lambda d: len(cards(d)) > 0, message="cards")
+    wait_for(driver, lambda d: len(cards(d)) > 0 and "in front of you" in status(d), message="cards, and their count said")
     driver.find_element(By.ID, "look-camera").click()
     note = wait_for(driver, lambda d: d.find_element(By.ID, "camera-note") if d.find_element(By.ID, "camera-note").is_displayed() else None,
                     message="the refusal said in the view")

@@ -17,10 +17,9 @@ export const cameraOn = () => stream !== null;
 
 function show() {
   const on = cameraOn();
+  // The pressed state says whether it is on: the name stays "Camera" (a name saying "on" would be said twice).
   button.setAttribute("aria-pressed", String(on));
-  button.textContent = t(on ? "look.cameraIsOn" : "look.camera");
   stage.classList.toggle("camera", on);
-  document.body.classList.toggle("look-camera", on);
 }
 
 function sayNote(key) {

@@ -106,8 +106,10 @@ function cardWidth(tier, width) {
 /** Which notes show and where: the notes within the view, ranked, laid into non-overlapping lanes. */
 export function layout() {
   const width = stage.clientWidth;
-  const height = stage.clientHeight;
-  const laneHeight = width < 600 ? 88 : 100;
+  // The arrows stand over the stage's foot: the cards keep above them.
+  const hints = document.getElementById("look-hints");
+  const height = stage.clientHeight - (hints ? hints.offsetHeight : 0);
+  const laneHeight = width < 600 ? 84 : 100;
   const lanes = Math.max(1, Math.floor((height - 8) / laneHeight));
   const inView = around
     .map((post, index) => ({ post, index, offset: signedAngle(state.facing, directionOf(post)) }))
@@ -165,6 +167,18 @@ function plural(key, count) {
   return t(key, { count });
 }
 
+/** A hint's short words on screen and its whole sentence for screen readers. */
+function sayHint(element, short, whole) {
+  const shown = document.createElement("span");
+  shown.setAttribute("aria-hidden", "true");
+  shown.textContent = short;
+  const read = document.createElement("span");
+  read.className = "visually-hidden";
+  read.textContent = whole;
+  element.replaceChildren(shown, read);
+  element.title = whole;
+}
+
 function render() {
   const { inView, placed } = layout();
   lanesOf.clear();
@@ -192,14 +206,13 @@ function render() {
     else if (offset < 0) left += 1;
     else right += 1;
   }
+  // Short on screen ("← 29 left", one line over the stage's foot), the whole sentence for screen readers.
   turnLeft.hidden = left === 0;
-  turnLeft.textContent = `← ${plural("look.left", left)}`;
-  turnLeft.setAttribute("aria-label", `${plural("look.left", left)}: ${t("look.turnLeft")}`);
+  sayHint(turnLeft, plural("look.leftShort", left), `${plural("look.left", left)}: ${t("look.turnLeft")}`);
   turnRight.hidden = right === 0;
-  turnRight.textContent = `${plural("look.right", right)} →`;
-  turnRight.setAttribute("aria-label", `${plural("look.right", right)}: ${t("look.turnRight")}`);
+  sayHint(turnRight, plural("look.rightShort", right), `${plural("look.right", right)}: ${t("look.turnRight")}`);
   behind.hidden = back === 0;
-  behind.textContent = `↓ ${plural("look.behind", back)}`;
+  sayHint(behind, plural("look.behindShort", back), plural("look.behind", back));
   const hiddenByFacing = mode === "facing"
     ? around.filter((post) => facingRank(post) === 2 && Math.abs(signedAngle(state.facing, directionOf(post))) <= FOV / 2).length : 0;
   let emptyText = "";

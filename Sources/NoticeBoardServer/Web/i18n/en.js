@@ -603,4 +603,7 @@ export default {
   "look.since.month": "the last month",
   "look.since.year": "the last year",
   "look.since.all": "all time",
+  "look.leftShort": { one: "← {count} left", other: "← {count} left" },
+  "look.rightShort": { one: "{count} right →", other: "{count} right →" },
+  "look.behindShort": { one: "↓ {count} behind", other: "↓ {count} behind" },
 };

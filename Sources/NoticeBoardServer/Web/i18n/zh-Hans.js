@@ -602,4 +602,7 @@ export default {
   "look.since.month": "最近一个月",
   "look.since.year": "最近一年",
   "look.since.all": "所有时间",
+  "look.leftShort": { other: "← 左边 {count}" },
+  "look.rightShort": { other: "右边 {count} →" },
+  "look.behindShort": { other: "↓ 后面 {count}" },
 };

@@ -602,4 +602,7 @@ export default {
   "look.since.month": "最近一個月",
   "look.since.year": "最近一年",
   "look.since.all": "所有時間",
+  "look.leftShort": { other: "← 左邊 {count}" },
+  "look.rightShort": { other: "右邊 {count} →" },
+  "look.behindShort": { other: "↓ 後面 {count}" },
 };
