@@ -90,27 +90,28 @@ def test_my_notes_lists_this_devices_notes_and_replies(board, browsers):
             set_language(driver, language)
         driver.find_element(By.ID, "tab-map").click()
         driver.find_element(By.ID, "tab-mine").click()
-        items = wait_for(driver, lambda d: len(d.find_elements(By.CSS_SELECTOR, "#mine-posts li[data-id]")) == 3
-                         and d.find_elements(By.CSS_SELECTOR, "#mine-posts li[data-id]"), message="my three notes")
-        ids = [int(item.get_attribute("data-id")) for item in items]
+        # Read in one go: the list is drawn again as the language and the view change.
+        snapshot = lambda d: js(d, """return [...document.querySelectorAll('#mine-posts li[data-id]')].map((li) => ({
+            id: Number(li.dataset.id), status: li.dataset.status, text: li.textContent,
+            hidden: Boolean(li.querySelector('.badge.hidden-note')), expired: Boolean(li.querySelector('.badge.expired')),
+            like: li.querySelector('.like')?.textContent ?? null, replies: li.querySelector('.replies')?.textContent ?? null,
+            delete: Boolean(li.querySelector('.delete'))}))""")
+        items = wait_for(driver, lambda d: len(snapshot(d)) == 3 and snapshot(d), message="my three notes")
+        ids = [item["id"] for item in items]
         assert ids == [short["id"], hidden["id"], liked["id"]], ids  # newest first
         assert theirs["id"] not in ids
-        by_id = dict(zip(ids, items))
-        assert by_id[hidden["id"]].get_attribute("data-status") == "hidden"
-        assert by_id[hidden["id"]].find_elements(By.CSS_SELECTOR, ".badge.hidden-note")
-        assert by_id[short["id"]].find_elements(By.CSS_SELECTOR, ".badge.expired")
+        by_id = {item["id"]: item for item in items}
+        assert by_id[hidden["id"]]["status"] == "hidden" and by_id[hidden["id"]]["hidden"]
+        assert by_id[short["id"]]["expired"]
         # The live note has its like count and reply count, and its own delete.
-        like = by_id[liked["id"]].find_element(By.CSS_SELECTOR, ".like")
-        assert "2" in like.text
-        assert "1" in by_id[liked["id"]].find_element(By.CSS_SELECTOR, ".replies").text
-        assert by_id[liked["id"]].find_elements(By.CSS_SELECTOR, ".delete")
-        replies = driver.find_elements(By.CSS_SELECTOR, "#mine-replies li[data-id]")
-        assert [int(r.get_attribute("data-id")) for r in replies] == [reply["id"]]
-        assert "My answer to them" in replies[0].text
-        assert replies[0].find_element(By.CSS_SELECTOR, "a").get_attribute("href").endswith(f"#/note/{theirs['id']}")
+        assert "2" in by_id[liked["id"]]["like"] and "1" in by_id[liked["id"]]["replies"] and by_id[liked["id"]]["delete"]
+        replies = js(driver, """return [...document.querySelectorAll('#mine-replies li[data-id]')].map((li) => ({
+            id: Number(li.dataset.id), text: li.textContent, href: li.querySelector('a').getAttribute('href')}))""")
+        assert [r["id"] for r in replies] == [reply["id"]]
+        assert "My answer to them" in replies[0]["text"] and replies[0]["href"] == f"#/note/{theirs['id']}"
         if language == "en":
-            assert "Hidden by moderators" in by_id[hidden["id"]].text and "Taken down" in by_id[short["id"]].text
-            assert status(driver) == "3 notes of yours."
+            assert "Hidden by moderators" in by_id[hidden["id"]]["text"] and "Taken down" in by_id[short["id"]]["text"]
+            wait_for(driver, lambda d: status(d) == "3 notes of yours.", message="the count said")
         assert serious(driver) == []
         screenshot(driver, f"mine-phone-{language}")
     # A note's replies open from the list.
