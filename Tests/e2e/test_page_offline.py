@@ -168,6 +168,7 @@ def test_a_note_written_offline_goes_out_once_when_the_connection_returns(board,
     sent = wait_for(driver, lambda d: d.find_element(By.ID, "outbox-sent") if d.find_element(By.ID, "outbox-sent").is_displayed() else None,
                     timeout=30, message="told it went out")
     assert not driver.find_elements(By.CSS_SELECTOR, "#outbox-list .outbox-item")
+    assert driver.find_element(By.ID, "compose-done").text == "", "no longer said to be kept on the phone"
     screenshot(driver, f"offline-phone-note-sent-{language}")
     # The connection "returns" again (another online event, a second tab): nothing more goes out.
     js(driver, "window.dispatchEvent(new Event('online'))")

@@ -9,7 +9,7 @@ import { degreesText, number, t, onLanguage } from "./i18n.js";
 import { dateTime, tagName } from "./render.js";
 import { pastText } from "./past.js";
 import { onPlaceShown, placeHere } from "./places.js";
-import { keepForLater, unreachable } from "./outbox.js";
+import { keepForLater, onDelivered, unreachable } from "./outbox.js";
 import { state, onChange, hasPosition, announce } from "./state.js";
 
 const form = document.getElementById("compose");
@@ -119,6 +119,13 @@ export function setUpCompose(onPosted) {
     if (customTag.value.trim()) form.querySelector("input[value=custom]").checked = true;
   });
   onPlaceShown(showWhere);
+  // "Kept on this phone" is no longer true once it went out: the outbox's line says when it did.
+  onDelivered(() => {
+    if (said.get(doneLine)?.() === t("compose.queued")) {
+      said.delete(doneLine);
+      doneLine.textContent = "";
+    }
+  });
   // Typing a tag chooses "other"; merely passing through the box with Tab changes nothing.
   customTag.addEventListener("input", () => {
     if (customTag.value.trim()) form.querySelector("input[value=custom]").checked = true;

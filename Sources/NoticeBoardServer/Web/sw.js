@@ -17,13 +17,18 @@ const SHELL_FILES = [
   "/app.js", "/api.js", "/busiest-area.js", "/camera.js", "/compose.js", "/device.js", "/errors.js", "/filters.js", "/geo.js",
   "/i18n.js", "/leaflet-words.js", "/list.js", "/live.js", "/location.js", "/look.js", "/look-loader.js", "/look-since.js", "/map.js", "/mine.js", "/outbox.js",
   "/past.js", "/places.js", "/push.js", "/reactions.js", "/render.js", "/reply-push.js", "/stack-list.js", "/state.js", "/thread.js",
-  "/offline.js", "/walk.js", "/vendor/leaflet/leaflet.css", "/vendor/leaflet/leaflet.min.js",
+  "/offline.js", "/walk.js",
 ];
+// Leaflet is optional (a server without it still serves the list and look around): kept when there.
+const OPTIONAL_FILES = ["/vendor/leaflet/leaflet.css", "/vendor/leaflet/leaflet.min.js"];
 
 self.addEventListener("install", (event) => {
   // `no-cache` revalidates with the server: an unchanged file costs a 304, not its bytes again.
-  event.waitUntil(caches.open(SHELL).then((cache) => cache.addAll(SHELL_FILES.map((url) => new Request(url, { cache: "no-cache" }))))
-    .then(() => self.skipWaiting()));
+  const fresh = (url) => new Request(url, { cache: "no-cache" });
+  event.waitUntil(caches.open(SHELL).then((cache) => Promise.all([
+    cache.addAll(SHELL_FILES.map(fresh)),
+    Promise.allSettled(OPTIONAL_FILES.map((url) => cache.add(fresh(url)))),
+  ])).then(() => self.skipWaiting()));
 });
 
 // Controlling the open pages at once lets a tap on a notification reach the tab already open,
