@@ -591,7 +591,6 @@ export default {
   "mine.none": "No notes from this phone yet.",
   "mine.unavailable": "This board cannot list your notes yet.",
   "look.camera": "Camera",
-  "look.cameraIsOn": "Camera on",
   "look.cameraStarted": "The camera is on: the notes stand where they were left.",
   "look.cameraStopped": "The camera is off: the dial view is back.",
   "look.cameraDenied": "The camera was not allowed: the dial view stays.",

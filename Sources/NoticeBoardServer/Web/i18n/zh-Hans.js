@@ -590,7 +590,6 @@ export default {
   "mine.none": "这部手机还没有留言。",
   "mine.unavailable": "这个留言板还不能列出你的留言。",
   "look.camera": "相机",
-  "look.cameraIsOn": "相机已开",
   "look.cameraStarted": "相机已开启：留言会出现在留下的位置。",
   "look.cameraStopped": "相机已关闭：回到转盘视图。",
   "look.cameraDenied": "未允许使用相机：保持转盘视图。",

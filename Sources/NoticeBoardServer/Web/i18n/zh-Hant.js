@@ -590,7 +590,6 @@ export default {
   "mine.none": "這支手機還沒有留言。",
   "mine.unavailable": "這個留言板還不能列出你的留言。",
   "look.camera": "相機",
-  "look.cameraIsOn": "相機已開",
   "look.cameraStarted": "相機已開啟：留言會出現在留下的位置。",
   "look.cameraStopped": "相機已關閉：回到轉盤檢視。",
   "look.cameraDenied": "未允許使用相機：保持轉盤檢視。",
