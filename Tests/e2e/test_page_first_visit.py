@@ -156,6 +156,8 @@ def test_first_visit_weight_one_catalog_and_nothing_for_closed_views(board, brow
     assert catalogs == [board.url + "/i18n/zh-Hant.js"], catalogs
     assert not any("/api/v1/posts/nearby" in name for name in names), "look-around's or the list's notes fetched for a closed view"
     assert not any("/api/v1/me/" in name for name in names)
+    # Nor the code of the closed views: look around's and My notes' come when they open.
+    assert not [name for name in names if name.endswith(("/look.js", "/walk.js", "/mine.js", "/reply-push.js"))]
     feeds = [name for name in names if "/api/v1/posts?" in name]
     assert feeds and all("fields=" in name for name in feeds), feeds
     transferred = sum(entry["size"] for entry in entries)

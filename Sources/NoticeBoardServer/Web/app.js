@@ -23,8 +23,7 @@ import { refreshTimes } from "./render.js";
 import { openThread, openNoteId, replyArrived, replyGone, setUpThread, threadNoteGone } from "./thread.js";
 import { follow, isLive, onLiveChange, reconnect } from "./live.js";
 import { setUpPush } from "./push.js";
-import { setUpReplyPush } from "./reply-push.js";
-import { loadMine, setUpMine } from "./mine.js";
+import { loadMine, setUpMineLoader } from "./mine-loader.js";
 
 startI18n();
 // Every request says which device it comes from: the notes then tell whether this device liked
@@ -193,8 +192,7 @@ setUpLookLoader(openThread);
 setUpCamera();
 setUpPlaces(mapCentre);
 setUpPush(mapCentre);
-setUpReplyPush();
-setUpMine(openThread);
+setUpMineLoader(openThread);
 setUpCompose((post) => {
   noteAppeared(post);
   loadList();

@@ -113,6 +113,5 @@ export function setUpMine(open) {
   morePosts.addEventListener("click", () => loadMine("posts"));
   moreReplies.addEventListener("click", () => loadMine("replies"));
   document.getElementById("mine-post-first").addEventListener("click", () => update({ view: "post" }));
-  // Opening the view (and a new language) loads it: app.js's refreshView.
-  if (state.view === "mine") loadMine();
+  // Opening the view (and a new language) loads it: app.js's refreshView, through mine-loader.js.
 }

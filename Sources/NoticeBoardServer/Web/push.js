@@ -252,6 +252,14 @@ export function setUpPush(centre = () => null) {
   if (!box) return;
   mapCentre = centre;
   sharesBrowserSubscription(areaInUse);
+  // Reply pushes (My notes, whose code may not be loaded yet) keep the browser's subscription too.
+  sharesBrowserSubscription(() => {
+    try {
+      return Boolean(localStorage.getItem("noticeboard-push-replies"));
+    } catch {
+      return false;
+    }
+  });
   start.addEventListener("click", turnOn);
   mapButton?.addEventListener("click", () => (current ? turnOff() : turnOn()));
   stop.addEventListener("click", turnOff);
