@@ -80,11 +80,13 @@ class Browsers:
     def __init__(self):
         self.drivers = []
 
-    def start(self, kind="phone", where=None, language="en-GB", accept_languages=None):
+    def start(self, kind="phone", where=None, language="en-GB", accept_languages=None, arguments=()):
+        """`arguments`: more Chromium switches (a fake camera, say)."""
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium")
         width, height = (PHONE["width"], PHONE["height"]) if kind == "phone" else DESKTOP
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--lang={language}"):
+        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--lang={language}",
+                         *arguments):
             options.add_argument(argument)
         if accept_languages:
             options.add_experimental_option("prefs", {"intl.accept_languages": accept_languages})

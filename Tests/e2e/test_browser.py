@@ -224,8 +224,10 @@ def test_look_around_shows_the_note_ahead_and_hides_the_one_behind(board, browse
     wait_for(driver, lambda d: "Straight ahead: the notice board" in messages(d, "#look-notes .message"))
     assert f"lat={HERE[0]:.6f}" in driver.current_url
     assert "Behind you: the bakery" not in messages(driver, "#look-notes .message")
-    assert driver.find_element(By.ID, "behind").text == "↓ 1 note behind you"
-    assert "to your right" in driver.find_element(By.ID, "turn-right").text  # the note to the east
+    # Short on screen, the whole sentence for screen readers (and as the title).
+    assert driver.find_element(By.ID, "behind").text.split("\n")[0] == "↓ 1 behind"
+    assert driver.find_element(By.ID, "behind").get_attribute("title") == "1 note behind you"
+    assert "to your right" in driver.find_element(By.ID, "turn-right").accessible_name  # the note to the east
     screenshot(driver, "look-around")
 
     # The device turns to face south (the compass, through the driver): the view follows.

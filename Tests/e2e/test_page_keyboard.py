@@ -3,6 +3,7 @@ tag box no longer changes the choice), open a cluster on the map and a note in i
 and report the note — every step with the keys alone, each focused control showing a ring."""
 import datetime
 import re
+import time
 
 import pytest
 import requests
@@ -84,6 +85,8 @@ def test_post_a_note_with_a_chosen_tag_by_keyboard(board, browsers):
     screenshot(driver, "keyboard-post")
     press(driver, Keys.ENTER)
     wait_for(driver, lambda d: "Posted your lifestyle note" in status(d), message="posted")
+    # The focus stays by the button, on the words saying the note went out (not at the page's top).
+    assert focused(driver)["id"] == "compose-done" and "Posted your lifestyle note" in focused(driver)["text"]
     posts = requests.get(board.url + "/api/v1/posts", params={"tag": "lifestyle"}, timeout=30).json()["posts"]
     assert [post["message"] for post in posts] == ["Typed with the keys alone"]
     assert posts[0]["heading"] is None  # no compass, so no direction recorded
@@ -94,6 +97,11 @@ def test_post_a_note_with_a_chosen_tag_by_keyboard(board, browsers):
     tab_to(driver, lambda e: e["id"] == "custom-tag")
     press(driver, "Keyboards")
     assert js(driver, "return document.querySelector('input[name=tag]:checked').value") == "custom"
+    # Enter in the one-line tag box keeps the half-written note: nothing is posted.
+    press(driver, Keys.ENTER)
+    time.sleep(1)
+    assert "keyboards" not in [post["tag"] for post in requests.get(board.url + "/api/v1/posts", timeout=30).json()["posts"]]
+    assert focused(driver)["id"] == "custom-tag" and driver.find_element(By.ID, "message").get_attribute("value") == "A custom one"
     tab_to(driver, lambda e: e["id"] == "post-button", limit=12)
     press(driver, Keys.ENTER)
     wait_for(driver, lambda d: "Posted your keyboards note" in status(d), message="posted with the custom tag")
@@ -150,7 +158,8 @@ def test_open_a_cluster_and_a_note_then_report_it_by_keyboard(board, browsers):
     assert violations == [], violations
     press(driver, Keys.ESCAPE)
     wait_for(driver, lambda d: d.find_element(By.ID, "thread").get_attribute("open") is None)
-    assert "#/note/" not in driver.current_url
+    # The dialog's close event comes a moment after it closed: the address loses the note's link then.
+    wait_for(driver, lambda d: "#/note/" not in d.current_url, timeout=3, message="the note's link left the address")
 
 
 def test_tabs_and_filters_work_with_the_keys(board, browsers):

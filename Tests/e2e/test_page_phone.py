@@ -111,7 +111,7 @@ def test_touch_targets_on_every_view(board, browsers):
     driver = browsers.start("phone", where=HERE)
     driver.get(f"{board.url}/?view=list&lat={HERE[0]}&lon={HERE[1]}")
     wait_for(driver, lambda d: len(list_messages(d)) >= 30)
-    for view in ("list", "look", "post", "map"):
+    for view in ("list", "look", "mine", "post", "map"):
         driver.find_element(By.ID, f"tab-{view}").click()
         settle(0.8)
         assert small_targets(driver) == [], (view, small_targets(driver))
@@ -394,7 +394,7 @@ def test_axe_finds_nothing_serious_on_any_view_of_either_page(board, browsers, k
     wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content .note-actions"))
     wait_for(driver, lambda d: js(d, "return getComputedStyle(document.querySelector('.leaflet-popup')).opacity") == "1", message="the popup faded in")
     found["map popup"] = serious(driver)
-    for view in ("list", "look", "post"):
+    for view in ("list", "look", "mine", "post"):
         driver.find_element(By.ID, f"tab-{view}").click()
         settle(0.8)
         found[view] = serious(driver)

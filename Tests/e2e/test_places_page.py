@@ -186,7 +186,11 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
     banner = wait_for(phone, lambda d: d.find_element(By.ID, "place-banner").is_displayed() and d.find_element(By.ID, "place-banner"),
                       message="the banner of the place the visitor is in")
     assert banner.find_element(By.ID, "place-heading").text == "Canteen"
-    assert message in banner.find_element(By.ID, "place-announcements").text
+    # Folded on a phone (issue 38: unfolded it took the first screen), it says there is an announcement.
+    fold = banner.find_element(By.ID, "place-fold")
+    wait_for(phone, lambda d: fold.text.startswith("1 announcement"), message="the announcement counted on the fold")
+    fold.click()
+    wait_for(phone, lambda d: message in banner.find_element(By.ID, "place-announcements").text, message="unfolded")
     assert banner.get_attribute("aria-labelledby") == "place-kicker place-heading"
     phone.find_element(By.ID, "message").send_keys("Chips are back")
     phone.find_element(By.ID, "post-button").click()

@@ -80,9 +80,10 @@ def test_notify_me_subscribes_the_circle_and_stop_ends_it(board, service, browse
     served = requests.get(board.url + "/sw.js", timeout=10)
     assert served.status_code == 200 and "javascript" in served.headers["content-type"], served.headers
     open_list(driver, board)
-    # Nothing is asked, registered or subscribed until the tap.
+    # Nothing is asked or subscribed until the tap (the worker registers for offline use, without a push subscription).
     assert js(driver, "return window.__push.log") == []
-    assert js(driver, "return navigator.serviceWorker.getRegistration().then((r) => r ? r.scope : null)") is None
+    assert js(driver, "return Notification.permission") != "denied"
+    assert js(driver, "return navigator.serviceWorker.getRegistration().then((r) => r ? r.pushManager.getSubscription() : null)") is None
     button = driver.find_element(By.ID, "notify-on")
     assert button.text == "Notify me" and button.accessible_name == "Notify me about new notes here"
     assert button.rect["height"] >= 44 and button.rect["width"] >= 44
@@ -203,8 +204,9 @@ def test_blocked_and_unsupported_say_so(board, service, browsers):
 
 
 def test_a_push_service_that_never_answers_is_given_up_and_said(board, service, browsers):
-    """The browser's push sign-up hangs (its push service out of reach): after 15 s the page says so,
-    the button is usable again, and nothing is kept as turned on."""
+    """The browser's push sign-up hangs (its push service out of reach): the page says at once that it
+    is working on it, after 3 s that it is still waiting, and after 8 s that it gave up; the button is
+    usable again, and nothing is kept as turned on."""
     keys = Browser(service.url + "/push/silent")
     driver = browsers.start("phone", where=HERE)
     silent = stub_push(keys) + "PushManager.prototype.subscribe = function () { window.__push.log.push(['subscribe']); return new Promise(() => {}); };"
@@ -213,10 +215,41 @@ def test_a_push_service_that_never_answers_is_given_up_and_said(board, service, 
     open_list(driver, board)
     start = driver.find_element(By.ID, "notify-on")
     start.click()
+    progress = driver.find_element(By.ID, "notify-progress")
+    wait_for(driver, lambda d: progress.is_displayed() and "Turning notifications on" in progress.text, timeout=1, message="said at once")
+    clicked = time.time()
     wait_for(driver, lambda d: js(d, "return window.__push.log") == [["subscribe"]], message="the sign-up asked")
     assert start.get_attribute("disabled") is not None  # busy meanwhile
+    wait_for(driver, lambda d: "Still waiting" in progress.text, timeout=5, message="still waiting, said within seconds")
     problem = driver.find_element(By.ID, "notify-problem")
-    wait_for(driver, lambda d: problem.is_displayed(), timeout=25, message="the silence said")
+    wait_for(driver, lambda d: problem.is_displayed(), timeout=12, message="the silence said")
+    assert time.time() - clicked < 11, "given up within about 8 s, not 15"
+    assert not progress.is_displayed()
     assert "did not answer" in problem.text and notify_state(driver) == "off", problem.text
     assert start.get_attribute("disabled") is None and start.is_displayed()
     assert js(driver, "return localStorage.getItem('noticeboard-push')") is None  # nothing kept as on
+
+
+def test_the_map_has_the_bell_too(board, service, browsers):
+    """Notify me is not only on Around me: the map's bell subscribes the circle around the person,
+    says so, and stops it again."""
+    keys = Browser(service.url + "/push/map")
+    driver = browsers.start("phone", where=HERE)
+    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub_push(keys)})
+    driver.execute_cdp_cmd("Browser.grantPermissions", {"origin": board.url, "permissions": ["notifications", "geolocation"]})
+    driver.get(f"{board.url}/?view=map&radius=500")
+    wait_for(driver, lambda d: "lat=" in d.current_url, message="located")
+    bell = driver.find_element(By.ID, "notify-map")
+    assert bell.is_displayed() and bell.accessible_name == "Notify me about new notes here"
+    assert bell.rect["width"] >= 44 and bell.rect["height"] >= 44
+    bell.click()
+    wait_for(driver, lambda d: notify_state(d) == "on", timeout=15, message="notifying from the map")
+    assert bell.get_attribute("aria-pressed") == "true" and "500 m" in bell.accessible_name
+    assert status(driver) == "Notifications are on."
+    kept = json.loads(js(driver, "return localStorage.getItem('noticeboard-push')"))
+    assert abs(kept["area"]["lat"] - HERE[0]) < 1e-6
+    assert serious(driver) == []
+    screenshot(driver, "notify-phone-map-on")
+    bell.click()
+    wait_for(driver, lambda d: notify_state(d) == "off", timeout=10, message="stopped from the map")
+    assert bell.get_attribute("aria-pressed") == "false"

@@ -23,6 +23,11 @@ function setReachable(value) {
   connectionListeners.forEach((listener) => listener(value));
 }
 
+// Offline, the service worker answers with what it saved of the board, stamped with when: the page
+// says the board cannot be reached and how old what it shows is.
+let savedAt = null;
+export const shownFromSaved = () => savedAt;
+
 // Headers every request of this page carries (the public page's device key).
 const always = {};
 
@@ -56,7 +61,15 @@ export async function request(method, path, { params = {}, body, headers = {}, r
     if (error.name !== "AbortError") setReachable(false);
     throw error;
   }
-  setReachable(response.status !== 502 && response.status !== 504);
+  const saved = response.headers.get("X-NoticeBoard-Saved-At");
+  savedAt = saved && Number.isFinite(Date.parse(saved)) ? saved : null;
+  if (savedAt) {
+    // Said as unreachable even when it was already: the age of what is shown is news.
+    reachable = true;
+    setReachable(false);
+  } else {
+    setReachable(response.status !== 502 && response.status !== 504);
+  }
   if (response.status === 204) return null;
   const parsed = await response.json().catch(() => null);
   if (!response.ok) {

@@ -1,10 +1,12 @@
 // NoticeBoard's page: wires the views (map, around me, look around, post) to the shared
 // state and the live stream, the note links (#/note/ID), the offline banner and the language.
 // Plain ES modules, no build step.
-import { sendWith, getJSON, onConnection, boardReachable } from "./api.js";
+import { sendWith, getJSON, onConnection, boardReachable, shownFromSaved } from "./api.js";
 import { deviceKey } from "./device.js";
 import { humanError } from "./errors.js";
-import { startI18n, setUpLanguagePicker, onLanguage, t } from "./i18n.js";
+import { startI18n, setUpLanguagePicker, onLanguage, relativeTime, t } from "./i18n.js";
+import { setUpOffline } from "./offline.js";
+import { onDelivered, sendWaiting, setUpOutbox } from "./outbox.js";
 import { locate } from "./location.js";
 import { state, loadFromURL, saveToURL, update, onChange, hasPosition, announce } from "./state.js";
 import { setUpFilters, refreshTagCounts, setTagArea } from "./filters.js";
@@ -12,7 +14,8 @@ import { setUpList, loadList, addToList, removeFromList } from "./list.js";
 import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable, mapCentre } from "./map.js";
 import { bboxParameter, distance } from "./geo.js";
 import { setUpPlaces, mapMoved } from "./places.js";
-import { setUpLook, loadLook, removeFromLook } from "./look.js";
+import { setUpLookLoader, loadLook, removeFromLook } from "./look-loader.js";
+import { setUpCamera } from "./camera.js";
 import { setUpCompose } from "./compose.js";
 import { setUpPast } from "./past.js";
 import { remember, setUpReactions } from "./reactions.js";
@@ -20,6 +23,7 @@ import { refreshTimes } from "./render.js";
 import { openThread, openNoteId, replyArrived, replyGone, setUpThread, threadNoteGone } from "./thread.js";
 import { follow, isLive, onLiveChange, reconnect } from "./live.js";
 import { setUpPush } from "./push.js";
+import { loadMine, setUpMineLoader } from "./mine-loader.js";
 
 startI18n();
 // Every request says which device it comes from: the notes then tell whether this device liked
@@ -36,7 +40,7 @@ function showView() {
     document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
   }
   document.body.dataset.view = state.view;
-  document.getElementById("filters").hidden = state.view === "post";
+  document.getElementById("filters").hidden = state.view === "post" || state.view === "mine";
 }
 
 function setUpTabs() {
@@ -127,13 +131,16 @@ function showConnection() {
   document.getElementById("offline-title").hidden = reachable;
   // Unreachable means the stream is down too: "live updates paused" is said either way.
   document.getElementById("offline-live").textContent = live && reachable ? "" : t("offline.live");
-  document.getElementById("offline-title").textContent = t("offline.title");
+  // Offline, what is shown may be the board the service worker saved: how old it is is said.
+  const saved = shownFromSaved();
+  document.getElementById("offline-title").textContent = saved ? t("offline.saved", { ago: relativeTime(saved) }) : t("offline.title");
 }
 
 // The status line speaks for the view in front: each view says again what it shows.
-const refreshView = { map: () => loadMap(), list: () => loadList(), look: () => loadLook(), post: () => announce("") };
+const refreshView = { map: () => loadMap(), list: () => loadList(), look: () => loadLook(), mine: () => loadMine(), post: () => announce("") };
 
 function retry() {
+  sendWaiting();
   refreshView[state.view]();
   refreshTagCounts();
   followArea(true);
@@ -181,13 +188,17 @@ setUpPast();
 setTagArea(tagArea);
 setUpFilters();
 setUpList();
-setUpLook(openThread);
+setUpLookLoader(openThread);
+setUpCamera();
 setUpPlaces(mapCentre);
-setUpPush();
+setUpPush(mapCentre);
+setUpMineLoader(openThread);
 setUpCompose((post) => {
   noteAppeared(post);
   loadList();
 });
+setUpOutbox();
+onDelivered((post) => noteAppeared(post));
 
 onChange((changed) => {
   if (changed.has("view")) {
@@ -208,7 +219,10 @@ onLanguage(() => {
   refreshTimes();
   refreshView[state.view]();
 });
-setInterval(() => refreshTimes(), 60_000);
+setInterval(() => {
+  refreshTimes();
+  if (shownFromSaved()) showConnection(); // "as it was 5 minutes ago" grows older too
+}, 60_000);
 
 const mapSettled = () => {
   followArea();
@@ -216,6 +230,7 @@ const mapSettled = () => {
   if (state.view === "map") refreshTagCounts();
 };
 setUpMap(mapSettled).finally(mapSettled);
+setUpOffline();
 setUpNoteLinks();
 // Where the person is, asked once as the page opens; the map then opens on them.
 if (!hasPosition()) locate();

@@ -8,6 +8,8 @@ import { humanError } from "./errors.js";
 import { degreesText, number, t, onLanguage } from "./i18n.js";
 import { dateTime, tagName } from "./render.js";
 import { pastText } from "./past.js";
+import { onPlaceShown, placeHere } from "./places.js";
+import { keepForLater, onDelivered, unreachable } from "./outbox.js";
 import { state, onChange, hasPosition, announce } from "./state.js";
 
 const form = document.getElementById("compose");
@@ -85,9 +87,12 @@ function showWhere() {
     whereLine.textContent = t("compose.noPosition");
     return;
   }
-  const key = { hand: "compose.whereHand", link: "compose.whereLink" }[state.source] ?? "compose.whereDevice";
+  // The place's name says where better than coordinates; these stay in the line's title.
+  const place = placeHere();
+  const base = { hand: "compose.whereHand", link: "compose.whereLink" }[state.source] ?? "compose.whereDevice";
   const facing = withHeading.checked ? t("compose.facing", { degrees: degreesText(state.facing) }) : "";
-  whereLine.textContent = t(key, { lat: state.lat.toFixed(5), lon: state.lon.toFixed(5), facing });
+  whereLine.textContent = t(place ? `${base}Place` : base, { place: place?.name, facing });
+  whereLine.title = `${state.lat.toFixed(5)}, ${state.lon.toFixed(5)}`;
 }
 
 function chosenTag() {
@@ -96,8 +101,31 @@ function chosenTag() {
 }
 const headingHint = document.getElementById("heading-hint");
 
+/** A fresh note starts fresh: the message and a typed tag are cleared, the first tag and no end chosen. */
+function clearForm() {
+  message.value = "";
+  customTag.value = "";
+  form.querySelector("input[name=tag]").checked = true;
+  form.querySelector("input[name=lifetime][value=never]").checked = true;
+  showCounter();
+}
+
 export function setUpCompose(onPosted) {
   message.addEventListener("input", showCounter);
+  // Enter in the one-line tag box chooses the tag; it does not post the note half written.
+  customTag.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" || event.isComposing) return;
+    event.preventDefault();
+    if (customTag.value.trim()) form.querySelector("input[value=custom]").checked = true;
+  });
+  onPlaceShown(showWhere);
+  // "Kept on this phone" is no longer true once it went out: the outbox's line says when it did.
+  onDelivered(() => {
+    if (said.get(doneLine)?.() === t("compose.queued")) {
+      said.delete(doneLine);
+      doneLine.textContent = "";
+    }
+  });
   // Typing a tag chooses "other"; merely passing through the box with Tab changes nothing.
   customTag.addEventListener("input", () => {
     if (customTag.value.trim()) form.querySelector("input[value=custom]").checked = true;
@@ -106,6 +134,8 @@ export function setUpCompose(onPosted) {
   onChange((changed) => {
     if (changed.has("compassActive") && state.compassActive) withHeading.checked = true;
     if (["lat", "lon", "facing", "compassActive", "source"].some((key) => changed.has(key))) showWhere();
+    // Looking at the past, the form says at once that a note goes on the board of now.
+    if (changed.has("asOf")) showPast();
   });
   form.addEventListener("submit", async (event) => {
     event.preventDefault();
@@ -132,26 +162,39 @@ export function setUpCompose(onPosted) {
     const until = expiresAt();
     if (until) body.expiresAt = until;
     const button = document.getElementById("post-button");
-    button.disabled = true;
+    if (button.getAttribute("aria-disabled") === "true") return;
+    button.setAttribute("aria-disabled", "true");
+    // The key is the note's from its writing: sent now or kept for later, the board makes it once.
+    const key = randomToken(32);
+    const keep = () => {
+      keepForLater(body, key, { place: placeHere()?.name ?? null });
+      clearForm();
+      const queued = () => t("compose.queued");
+      announce(queued());
+      say(doneLine, queued);
+      doneLine.focus();
+    };
+    if (navigator.onLine === false) {
+      keep();
+      button.removeAttribute("aria-disabled");
+      return;
+    }
     try {
-      const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": randomToken(32) });
-      // A fresh note starts fresh: the message and a typed tag are cleared, the first tag and no end chosen.
-      message.value = "";
-      customTag.value = "";
-      form.querySelector("input[name=tag]").checked = true;
-      form.querySelector("input[name=lifetime][value=never]").checked = true;
-      showCounter();
+      const post = await postJSON("/api/v1/posts", body, { "Idempotency-Key": key });
+      clearForm();
       const posted = () => (post.expiresAt
         ? t("compose.postedUntil", { tag: tagName(post.tag), until: dateTime(post.expiresAt) }) : t("compose.posted", { tag: tagName(post.tag) }));
       announce(posted());
       // Said beside the button too: on a phone the status line is scrolled away above.
       say(doneLine, posted);
       doneLine.scrollIntoView({ block: "center" });
+      doneLine.focus(); // the focus stays by the button, on the words saying it went out
       onPosted(post);
     } catch (error) {
-      showError(error.field, () => humanError(error, "posts"));
+      if (unreachable(error)) keep();
+      else showError(error.field, () => humanError(error, "posts"));
     } finally {
-      button.disabled = false;
+      button.removeAttribute("aria-disabled");
     }
   });
   onLanguage(() => {

@@ -1,11 +1,7 @@
 // The page's words in English, 繁體中文 and 简体中文: every string comes from a catalog
 // (web/i18n/*.js), dates, relative times, numbers and distances from Intl, and the choice is
-// kept in localStorage so it survives a reload; the browser's language is the default.
-import en from "./i18n/en.js";
-import zhHant from "./i18n/zh-Hant.js";
-import zhHans from "./i18n/zh-Hans.js";
-
-export const CATALOGS = { en, "zh-Hant": zhHant, "zh-Hans": zhHans };
+// kept in localStorage so it survives a reload; the browser's language is the default. Only the
+// chosen language's catalog is fetched (each is about 30 KB), another one when it is chosen.
 export const LANGUAGE_NAMES = { en: "English", "zh-Hant": "繁體中文", "zh-Hans": "简体中文" };
 const STORAGE_KEY = "noticeboard-language";
 const listeners = new Set();
@@ -21,7 +17,7 @@ export function matchLanguage(tag) {
 function initialLanguage() {
   try {
     const kept = localStorage.getItem(STORAGE_KEY);
-    if (kept && CATALOGS[kept]) return kept;
+    if (kept && LANGUAGE_NAMES[kept]) return kept;
   } catch {
     // No storage: fall back to the browser's languages.
   }
@@ -32,14 +28,26 @@ function initialLanguage() {
   return "en";
 }
 
-export let language = initialLanguage();
+/** A language's catalog, fetched when first needed (every module waits for the first one). */
+const loaded = new Map();
+export function loadCatalog(code) {
+  if (!loaded.has(code)) loaded.set(code, import(`./i18n/${code}.js`).then((module) => module.default));
+  return loaded.get(code);
+}
 
-/** Whether the catalogs have words for `key` (a preset tag has; a tag someone made up has not). */
-export const hasText = (key) => CATALOGS.en[key] !== undefined;
+export let language = initialLanguage();
+let catalog = await loadCatalog(language).catch(() => {
+  // A catalog that cannot load (offline, not cached) falls back to English, which may be cached.
+  language = "en";
+  return loadCatalog("en");
+});
+
+/** Whether the catalog has words for `key` (a preset tag has; a tag someone made up has not). */
+export const hasText = (key) => catalog[key] !== undefined;
 
 /** The text of `key` with `{name}` filled in; a `{one, other}` entry follows `count` by Intl's plural rules. */
 export function t(key, params = {}) {
-  let entry = CATALOGS[language][key] ?? CATALOGS.en[key];
+  let entry = catalog[key];
   if (entry === undefined) {
     console.warn(`i18n: no text for "${key}"`);
     return key;
@@ -114,9 +122,18 @@ export function onLanguage(listener) {
   listeners.add(listener);
 }
 
-/** Switches the language on the fly: the page's `lang`, its static words, then each view redraws. */
-export function setLanguage(code) {
-  if (!CATALOGS[code]) return;
+/** Switches the language on the fly once its catalog is here: the page's `lang`, its static
+ *  words, then each view redraws. */
+export async function setLanguage(code) {
+  if (!LANGUAGE_NAMES[code]) return;
+  let words;
+  try {
+    words = await loadCatalog(code);
+  } catch {
+    loaded.delete(code); // offline: the next choice tries again
+    return;
+  }
+  catalog = words;
   language = code;
   try {
     localStorage.setItem(STORAGE_KEY, code);
@@ -136,7 +153,10 @@ export function setUpLanguagePicker(select) {
     return option;
   }));
   select.value = language;
-  select.addEventListener("change", () => setLanguage(select.value));
+  select.addEventListener("change", async () => {
+    await setLanguage(select.value);
+    select.value = language; // a catalog that could not load leaves the language as it was
+  });
   onLanguage(() => { select.value = language; });
 }
 

@@ -1,11 +1,17 @@
 // Where the person is: asked of the browser once when the page opens (and again only when they
 // press a locate button). Each failure says what happened — permission refused, no position
 // found, too slow — and what to do instead; "Finding where you are…" goes once it is answered.
-import { t } from "./i18n.js";
+import { onLanguage, t } from "./i18n.js";
 import { state, update, announce, announcing } from "./state.js";
 
 const listeners = new Set();
+const failureListeners = new Set();
 let finding = false;
+
+/** `listener(error)` runs when asking for the position failed (the map then opens on the busiest area). */
+export function onLocationFailed(listener) {
+  failureListeners.add(listener);
+}
 
 /** `listener({lat, lon})` runs after each position the device gives (the map centres on it). */
 export function onLocated(listener) {
@@ -22,17 +28,21 @@ export function locationErrorText(error) {
 
 // What went wrong stays in sight (the status line moves on to the next view's news) until a position comes.
 const problem = document.getElementById("location-problem");
-function showProblem(text) {
+let problemWords = null; // () => text, said again in another language
+function showProblem(words) {
+  problemWords = words || null;
   if (!problem) return;
-  document.getElementById("location-problem-text").textContent = text;
-  problem.hidden = !text;
+  document.getElementById("location-problem-text").textContent = words ? words() : "";
+  problem.hidden = !words;
 }
+onLanguage(() => { if (problemWords) showProblem(problemWords); });
 document.getElementById("location-retry")?.addEventListener("click", () => locate());
 
 /** Asks the browser where the person is; resolves to true when a position came. */
 export function locate() {
   if (!navigator.geolocation) {
-    showProblem(locationErrorText(null));
+    showProblem(() => locationErrorText(null));
+    failureListeners.forEach((listener) => listener(null));
     return Promise.resolve(false);
   }
   if (finding) return Promise.resolve(false);
@@ -45,16 +55,16 @@ export function locate() {
         finding = false;
         if (announcing(findingText)) announce(t("location.found"));
         const here = { lat: position.coords.latitude, lon: position.coords.longitude };
-        showProblem("");
+        showProblem(null);
         update({ ...here, source: "device" });
         listeners.forEach((listener) => listener(here));
         resolve(true);
       },
       (error) => {
         finding = false;
-        const text = locationErrorText(error);
         announce(""); // the box below says it (an alert, read once), so the status line does not repeat it
-        showProblem(text);
+        showProblem(() => locationErrorText(error));
+        failureListeners.forEach((listener) => listener(error));
         resolve(false);
       },
       { enableHighAccuracy: true, timeout: 15000, maximumAge: 30000 },
@@ -64,7 +74,7 @@ export function locate() {
 
 /** A position the person chose themselves (a confirmed long-press, typed coordinates). */
 export function setByHand(lat, lon) {
-  showProblem("");
+  showProblem(null);
   update({ lat: Number(lat.toFixed(6)), lon: Number(lon.toFixed(6)), source: "hand" });
 }
 

@@ -106,8 +106,10 @@ function cardWidth(tier, width) {
 /** Which notes show and where: the notes within the view, ranked, laid into non-overlapping lanes. */
 export function layout() {
   const width = stage.clientWidth;
-  const height = stage.clientHeight;
-  const laneHeight = width < 600 ? 88 : 100;
+  // The arrows stand over the stage's foot: the cards keep above them.
+  const hints = document.getElementById("look-hints");
+  const height = stage.clientHeight - (hints ? hints.offsetHeight : 0);
+  const laneHeight = width < 600 ? 84 : 100;
   const lanes = Math.max(1, Math.floor((height - 8) / laneHeight));
   const inView = around
     .map((post, index) => ({ post, index, offset: signedAngle(state.facing, directionOf(post)) }))
@@ -165,6 +167,18 @@ function plural(key, count) {
   return t(key, { count });
 }
 
+/** A hint's short words on screen and its whole sentence for screen readers. */
+function sayHint(element, short, whole) {
+  const shown = document.createElement("span");
+  shown.setAttribute("aria-hidden", "true");
+  shown.textContent = short;
+  const read = document.createElement("span");
+  read.className = "visually-hidden";
+  read.textContent = whole;
+  element.replaceChildren(shown, read);
+  element.title = whole;
+}
+
 function render() {
   const { inView, placed } = layout();
   lanesOf.clear();
@@ -192,12 +206,13 @@ function render() {
     else if (offset < 0) left += 1;
     else right += 1;
   }
+  // Short on screen ("← 29 left", one line over the stage's foot), the whole sentence for screen readers.
   turnLeft.hidden = left === 0;
-  turnLeft.textContent = `← ${plural("look.left", left)}`;
+  sayHint(turnLeft, plural("look.leftShort", left), `${plural("look.left", left)}: ${t("look.turnLeft")}`);
   turnRight.hidden = right === 0;
-  turnRight.textContent = `${plural("look.right", right)} →`;
+  sayHint(turnRight, plural("look.rightShort", right), `${plural("look.right", right)}: ${t("look.turnRight")}`);
   behind.hidden = back === 0;
-  behind.textContent = `↓ ${plural("look.behind", back)}`;
+  sayHint(behind, plural("look.behindShort", back), plural("look.behind", back));
   const hiddenByFacing = mode === "facing"
     ? around.filter((post) => facingRank(post) === 2 && Math.abs(signedAngle(state.facing, directionOf(post))) <= FOV / 2).length : 0;
   let emptyText = "";
@@ -483,8 +498,18 @@ function setMode(next) {
   if (state.view === "look" && !failed) render();
 }
 
+const TURN_STEP = FOV / 2; // a press of an arrow turns the view by half its width
+
+/** The arrows turn the view by hand; the compass, which would turn it straight back, goes off first. */
+function turnBy(degrees) {
+  if (compassHandler) toggleCompass();
+  update({ facing: (((Math.round(state.facing) + degrees) % 360) + 360) % 360 });
+}
+
 /** `open(post, opener)` opens a note's page (its thread) from a card. */
 export function setUpLook(open) {
+  turnLeft.addEventListener("click", () => turnBy(-TURN_STEP));
+  turnRight.addEventListener("click", () => turnBy(TURN_STEP));
   openNote = open;
   dial.addEventListener("input", () => update({ facing: Number(dial.value) }));
   compassButton.addEventListener("click", toggleCompass);
@@ -504,8 +529,9 @@ export function setUpLook(open) {
     if (["view", "lat", "lon", "radius", "tags", "place", "asOf"].some((key) => changed.has(key))) syncWalk();
     if (["lat", "lon", "radius", "tags", "from", "to", "place", "order", "asOf"].some((key) => changed.has(key))) {
       // Walking, the notes held are measured again at once; the socket tells what entered and left.
+      // A closed view fetches nothing: opening its tab loads it.
       if (walkOpen() && walkSettled) showWalked();
-      else scheduleRefresh();
+      else if (state.view === "look") scheduleRefresh();
     }
     if (changed.has("view") && state.view === "look") requestAnimationFrame(() => { if (hasPosition() && around.length) render(); });
   });
@@ -519,7 +545,7 @@ export function setUpLook(open) {
     if (state.view === "look" && hasPosition()) render();
   });
   showFacing();
-  loadLook();
+  if (state.view === "look") loadLook();
   followDevice();
   syncWalk();
 }

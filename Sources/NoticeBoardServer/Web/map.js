@@ -9,11 +9,15 @@ import { getJSON } from "./api.js";
 import { humanError } from "./errors.js";
 import { bboxParameter, unwrapRing } from "./geo.js";
 import { t, number, onLanguage } from "./i18n.js";
-import { locate, onLocated, setByHand } from "./location.js";
+import { locate, onLocated, onLocationFailed, setByHand } from "./location.js";
 import { onPlaceNamed } from "./places.js";
 import { noteContent, tagName } from "./render.js";
 import { knownPost, noteActions, remember } from "./reactions.js";
-import { state, update, onChange, filterParameters, passesFilters, announce, chosenPlace } from "./state.js";
+import { stackList } from "./stack-list.js";
+import { openThread } from "./thread.js";
+import { busiestSpot } from "./busiest-area.js";
+import { speakLeaflet } from "./leaflet-words.js";
+import { state, update, onChange, filterParameters, passesFilters, announce, chosenPlace, hasPosition } from "./state.js";
 
 const NOTES_FROM_ZOOM = 15;
 const LABELS_FROM_ZOOM = 15; // place names stay on the map from here; below, on hover and focus
@@ -57,32 +61,66 @@ function keyboardButton(element, label, onPress) {
   });
 }
 
+// The map is fed positions, ids and tags only (`fields`): a note's text comes when its popup opens.
+const MAP_FIELDS = "id,lat,lon,tag";
+const fullNote = (post) => typeof post.message === "string";
+
+/** The whole note for a popup: known already (a live note, one read before), or asked for now. */
+async function wholeNote(id) {
+  const known = knownPost(id);
+  if (known && fullNote(known)) return known;
+  return remember(await getJSON(`/api/v1/posts/${id}`));
+}
+
+function notePopup(post) {
+  const content = document.createElement("div");
+  content.className = "popup";
+  content.append(noteContent(post), noteActions(post));
+  return content;
+}
+
+/** A closed popup gives the focus back to its marker when the focus was in it (it fades out for a
+ *  moment, so the focus is still inside then) or had fallen to the page. */
+function focusBack(marker, popup) {
+  const element = marker.getElement();
+  const active = document.activeElement;
+  const inside = popup?.getElement()?.contains(active);
+  if (element && (inside || !active || active === document.body)) element.focus?.({ preventScroll: true });
+}
+
 function noteMarker(post) {
   const icon = L.divIcon({ className: "note-marker", html: "", iconSize: [44, 44] }); // a thumb's target around a small dot
   const marker = L.marker([post.lat, post.lon], { icon, keyboard: false });
-  remember(post);
-  // Built when opened, so its like and reply counts are the latest known.
+  if (fullNote(post)) remember(post);
+  // Built when opened, so its like and reply counts are the latest known; a note the map knows
+  // only by its position is fetched then.
   marker.bindPopup(() => {
-    const current = knownPost(post.id) ?? post;
-    const content = document.createElement("div");
-    content.className = "popup";
-    content.append(noteContent(current), noteActions(current));
-    return content;
+    const current = knownPost(post.id);
+    if (current && fullNote(current)) return notePopup(current);
+    const waiting = document.createElement("p");
+    waiting.className = "popup popup-loading";
+    waiting.textContent = t("map.noteLoading");
+    wholeNote(post.id).then((whole) => {
+      marker.setPopupContent(notePopup(whole));
+      if (waiting.contains(document.activeElement) || marker.getElement() === document.activeElement) {
+        marker.getPopup()?.getElement()?.querySelector("button")?.focus();
+      }
+    }, (error) => { waiting.textContent = humanError(error); });
+    return waiting;
   });
   marker.on("add", () => {
     const element = marker.getElement();
     element.dataset.id = String(post.id);
-    const preview = [...post.message].slice(0, 60).join("");
-    keyboardButton(element, t("map.noteLabel", { tag: tagName(post.tag), message: preview }), () => {
+    const label = fullNote(post)
+      ? t("map.noteLabel", { tag: tagName(post.tag), message: [...post.message].slice(0, 60).join("") })
+      : t("map.noteLabelShort", { tag: tagName(post.tag) });
+    keyboardButton(element, label, () => {
       marker.openPopup();
       // The popup's first control takes the focus, so its actions are one Tab away.
       setTimeout(() => marker.getPopup()?.getElement()?.querySelector("button")?.focus(), 50);
     });
   });
-  marker.on("popupclose", () => {
-    const element = marker.getElement();
-    if (element && document.activeElement?.closest?.(".leaflet-popup") === null) element.focus?.({ preventScroll: true });
-  });
+  marker.on("popupclose", (event) => focusBack(marker, event.popup));
   return marker;
 }
 
@@ -129,39 +167,59 @@ export function stacks(posts, project) {
   }));
 }
 
-/** A stack of notes too close to tell apart: a tap zooms in while that parts them, and at the
- *  closest zoom that cannot opens them as a list. */
+/** The first zoom above `from` at which a stack's notes part into two stacks or pins, or null
+ *  when they never do (they share one spot, or stand closer than a thumb even at the closest zoom). */
+export function partingZoom(posts, from) {
+  for (let zoom = Math.floor(from) + 1; zoom <= MAX_ZOOM; zoom += 1) {
+    if (stacks(posts, (at) => map.project([at.lat, at.lon], zoom)).length > 1) return zoom;
+  }
+  return null;
+}
+
+/** Full notes for a stack's list: the notes of the view the map knows only by position are
+ *  asked for in one request, for the small box around them. */
+async function wholeNotes(posts) {
+  if (posts.every((post) => fullNote(knownPost(post.id) ?? post))) return posts.map((post) => knownPost(post.id) ?? post);
+  const bounds = L.latLngBounds(posts.map((post) => [post.lat, post.lon])).pad(0.01);
+  const margin = 1e-6;
+  const bbox = bboxParameter(bounds.getWest() - margin, bounds.getSouth() - margin, bounds.getEast() + margin, bounds.getNorth() + margin);
+  const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500 });
+  const byId = new Map(page.posts.map((post) => [post.id, remember(post)]));
+  return posts.map((post) => byId.get(post.id) ?? knownPost(post.id) ?? post).filter(fullNote);
+}
+
+/** A stack of notes too close to tell apart: a press always zooms in, to the first zoom at which
+ *  they part (closer still when they fit), centred on them; notes that never part (one spot)
+ *  open as a list with their distance and direction from the person. */
 function stackMarker({ lat, lon, posts }) {
   const size = Math.max(STACK_GAP, clusterSize(posts.length));
   const icon = L.divIcon({ className: "cluster stack", html: "", iconSize: [size, size] });
   const marker = L.marker([lat, lon], { icon, keyboard: false });
-  posts.forEach(remember);
+  posts.filter(fullNote).forEach(remember);
   const bounds = L.latLngBounds(posts.map((post) => [post.lat, post.lon]));
-  const corners = [map.project(bounds.getSouthWest(), MAX_ZOOM), map.project(bounds.getNorthEast(), MAX_ZOOM)];
-  const parts = Math.abs(corners[0].x - corners[1].x) >= STACK_GAP || Math.abs(corners[0].y - corners[1].y) >= STACK_GAP;
-  const zooms = parts && map.getZoom() < MAX_ZOOM;
+  const parting = partingZoom(posts, map.getZoom());
+  const zooms = parting !== null;
   if (!zooms) {
     marker.bindPopup(() => {
-      const content = document.createElement("div");
-      content.className = "popup stack-list";
-      const heading = document.createElement("p");
-      heading.className = "stack-heading";
-      heading.textContent = t("map.stackHere", { count: posts.length });
-      const list = document.createElement("ul");
-      for (const post of posts) {
-        const item = document.createElement("li");
-        const current = knownPost(post.id) ?? post;
-        item.dataset.id = String(post.id);
-        item.append(noteContent(current), noteActions(current));
-        list.append(item);
-      }
-      content.append(heading, list);
-      return content;
-    }, { maxWidth: 300 });
+      const waiting = document.createElement("p");
+      waiting.className = "popup popup-loading";
+      waiting.textContent = t("map.noteLoading");
+      wholeNotes(posts).then((whole) => {
+        marker.setPopupContent(stackList(whole, openThread));
+        marker.getPopup()?.getElement()?.querySelector(".stack-note")?.focus({ preventScroll: true });
+      }, (error) => { waiting.textContent = humanError(error); });
+      return waiting;
+    }, { maxWidth: 320, minWidth: 260, autoPanPaddingTopLeft: [8, 8] });
   }
   const press = () => {
-    if (zooms) map.fitBounds(bounds, { padding: [STACK_GAP * 2, STACK_GAP * 2], maxZoom: MAX_ZOOM });
-    else marker.openPopup();
+    if (!zooms) {
+      marker.openPopup();
+      return;
+    }
+    // Fitting the stack's box is the closest view that shows them all; it may not zoom in at all
+    // (a stack as wide as the screen), so the zoom at which they part is the least it goes to.
+    const fits = Math.min(map.getBoundsZoom(bounds, false, L.point(STACK_GAP * 2, STACK_GAP * 2)), MAX_ZOOM);
+    map.setView(bounds.getCenter(), Math.max(parting, fits));
   };
   marker.on("add", () => {
     const element = marker.getElement();
@@ -171,14 +229,15 @@ function stackMarker({ lat, lon, posts }) {
     count.textContent = number(posts.length);
     element.replaceChildren(count);
     element.dataset.ids = posts.map((post) => post.id).join(",");
+    element.dataset.parts = zooms ? String(parting) : "never";
     keyboardButton(element, t(zooms ? "map.stackLabel" : "map.stackListLabel", { count: posts.length }), () => {
       press();
-      // The focus goes to the first note or stack where this one was, or into its list.
+      // The focus goes to the first note or stack where this one was (the list focuses its first note).
       if (zooms) map.once("moveend", () => afterLoad(() => focusNearest({ lat, lon })));
-      else setTimeout(() => marker.getPopup()?.getElement()?.querySelector("button")?.focus(), 50);
     });
   });
   if (zooms) marker.on("click", press);
+  marker.on("popupclose", (event) => focusBack(marker, event.popup));
   for (const post of posts) markers.set(post.id, marker);
   return marker;
 }
@@ -266,7 +325,7 @@ export async function loadMap({ evenIfReading = false } = {}) {
   const bbox = currentBBox();
   try {
     if (map.getZoom() >= NOTES_FROM_ZOOM) {
-      const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500 });
+      const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500, fields: MAP_FIELDS });
       if (request !== generation) return;
       if (deferredForReader(evenIfReading)) return;
       layer.clearLayers();
@@ -423,8 +482,7 @@ function leaveStackList(marker, id) {
     marker.closePopup();
     return;
   }
-  const heading = list.querySelector(".stack-heading");
-  heading.textContent = t("map.stackHere", { count: left });
+  list.querySelector(".stack-heading .stack-words").textContent = t("map.stackHere", { count: left });
   if (hadFocus) list.querySelector("li[data-id] button")?.focus();
 }
 
@@ -513,8 +571,29 @@ function setUpPositionDialog() {
   dialog.addEventListener("close", () => { pending = null; });
 }
 
+/** Without a position the map would open on an empty world: it opens on the board's busiest
+ *  area instead (found from the public clusters) and says how to set a position. Only a map the
+ *  person has not moved yet, and not one a link placed (a zoom in the address). */
+let movedByPerson = false;
+let openedFromLink = false;
+let locationFailed = false; // it may fail before the map is set up: the map then opens there itself
+async function openOnBusiest() {
+  locationFailed = true;
+  if (!map || hasPosition() || movedByPerson || openedFromLink) return;
+  const note = document.getElementById("map-busiest");
+  try {
+    const spot = await busiestSpot({ tag: state.tags, place: state.place });
+    if (!spot || hasPosition() || movedByPerson) return;
+    map.setView([spot.lat, spot.lon], 16);
+    note.hidden = false;
+  } catch {
+    // The empty world stays: the location box already says how to set a position.
+  }
+}
+
 export async function setUpMap(onMoved) {
   container = document.getElementById("map");
+  onLocationFailed(() => openOnBusiest());
   setUpPositionDialog();
   document.getElementById("locate-map").addEventListener("click", async () => {
     if (state.source === "device" || await locate()) centreOnPerson();
@@ -525,15 +604,12 @@ export async function setUpMap(onMoved) {
     document.getElementById("locate-map").hidden = true;
     return;
   }
-  let config = { tileURL: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", tileAttribution: "© OpenStreetMap contributors" };
-  try {
-    config = await getJSON("/config.json");
-  } catch {
-    // Keep the defaults.
-  }
+  // The tiles' address is asked for while the map and its notes start (a round trip less before the first pins).
+  const defaults = { tileURL: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", tileAttribution: "© OpenStreetMap contributors" };
+  const config = getJSON("/config.json").catch(() => defaults);
   const center = state.lat !== null ? [state.lat, state.lon] : [20, 0];
   map = L.map(container, { worldCopyJump: true }).setView(center, state.zoom ?? (state.lat !== null ? 16 : 2));
-  watchTiles(L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: MAX_ZOOM }).addTo(map));
+  config.then((found) => watchTiles(L.tileLayer(found.tileURL, { attribution: found.tileAttribution, maxZoom: MAX_ZOOM }).addTo(map)));
   map.attributionControl.setPrefix(false); // Leaflet's own link adds nothing for people, and a flag icon
   onLocated(centreOnPerson);
   map.createPane("places").style.zIndex = "350"; // under the notes (the overlay pane is 400)
@@ -541,7 +617,20 @@ export async function setUpMap(onMoved) {
   map.getPane("here").style.pointerEvents = "none";
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
+  openedFromLink = state.zoom !== null && state.zoom !== undefined && new URLSearchParams(location.search).has("zoom");
   update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
+  speakLeaflet(map);
+  // A drag, a pinch or a key moves the map: from then on the person chose where it looks.
+  map.on("dragstart", () => { movedByPerson = true; });
+  container.addEventListener("wheel", () => { movedByPerson = true; }, { passive: true });
+  if (locationFailed) openOnBusiest();
+  onLocated(() => { document.getElementById("map-busiest").hidden = true; });
+  // Escape closes an open popup wherever the focus is (Leaflet does so only when the map has it).
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape" || !popupOpen || document.querySelector("dialog[open]")) return;
+    event.preventDefault();
+    map.closePopup();
+  });
   // The tiles' notice would cover a popup's heading: it steps aside while one is open.
   map.on("popupopen", () => {
     popupOpen = true;

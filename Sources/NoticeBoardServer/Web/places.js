@@ -14,6 +14,8 @@ const description = document.getElementById("place-description");
 const list = document.getElementById("place-announcements");
 const others = document.getElementById("place-others");
 const only = document.getElementById("place-only");
+const fold = document.getElementById("place-fold");
+const FOLD_KEY = "noticeboard-place-folded";
 
 let around = []; // the places holding the viewer, innermost first
 let shown = null; // the place in the banner
@@ -25,6 +27,15 @@ let locateTimer = null;
 let refreshTimer = null;
 
 const namedListeners = new Set();
+const shownListeners = new Set();
+
+/** The place in the banner (the innermost one holding the viewer), or null. */
+export const placeHere = () => shown;
+
+/** `listener()` runs when the place in the banner changes (the post form names it). */
+export function onPlaceShown(listener) {
+  shownListeners.add(listener);
+}
 
 /** `listener()` runs when a shared link's place gets its name: messages said with the slug are said again. */
 export function onPlaceNamed(listener) {
@@ -78,11 +89,35 @@ function show(places) {
   const changed = next?.slug !== shown?.slug;
   shown = next;
   render();
+  if (changed) shownListeners.forEach((listener) => listener());
   if (changed) {
     announcements = [];
     renderAnnouncements();
     loadAnnouncements();
   }
+}
+
+/** Folded, the banner is one row (where you are, "This place only"); it stays as the person left it.
+ *  Phones start folded: unfolded it took the first screen. */
+function folded() {
+  try {
+    const kept = localStorage.getItem(FOLD_KEY);
+    if (kept !== null) return kept === "1";
+  } catch {
+    // No storage: the default below.
+  }
+  return window.matchMedia("(max-width: 899px)").matches;
+}
+
+function showFold() {
+  const count = state.asOf ? 0 : visibleAnnouncements().length;
+  const extra = Boolean(shown?.description) || count > 0 || around.length > 1;
+  fold.hidden = !extra;
+  const isFolded = extra && folded();
+  banner.classList.toggle("folded", isFolded);
+  fold.setAttribute("aria-expanded", String(!isFolded));
+  fold.textContent = count ? t("place.announcementCount", { count }) : t("place.more");
+  fold.setAttribute("aria-label", isFolded ? t("place.unfold", { name: shown?.name ?? "" }) : t("place.fold", { name: shown?.name ?? "" }));
 }
 
 function render() {
@@ -119,12 +154,19 @@ function render() {
       return button;
     }));
   }
+  showFold();
+}
+
+/** Today's announcements: looking at the past, none (the API has only those current now). */
+function visibleAnnouncements() {
+  if (state.asOf) return [];
+  const now = Date.now();
+  return announcements.filter((item) => Date.parse(item.until) > now)
+    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id - a.id);
 }
 
 function renderAnnouncements() {
-  const now = Date.now();
-  const current = announcements.filter((item) => Date.parse(item.until) > now)
-    .sort((a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt) || b.id - a.id);
+  const current = visibleAnnouncements();
   list.hidden = current.length === 0;
   list.replaceChildren(...current.map((item) => {
     const entry = document.createElement("li");
@@ -142,6 +184,7 @@ function renderAnnouncements() {
     entry.append(message, until);
     return entry;
   }));
+  showFold();
 }
 
 async function loadAnnouncements() {
@@ -167,6 +210,16 @@ export function mapMoved() {
 export function setUpPlaces(mapCentre) {
   centre = mapCentre;
   heading.tabIndex = -1; // focus lands here when another place is picked
+  fold.addEventListener("click", () => {
+    const nowFolded = !banner.classList.contains("folded");
+    try {
+      localStorage.setItem(FOLD_KEY, nowFolded ? "1" : "0");
+    } catch {
+      // Kept for this page only: the class below is the state.
+    }
+    banner.classList.toggle("folded", nowFolded);
+    showFold();
+  });
   only.addEventListener("change", () => {
     if (!shown) return;
     if (only.checked) {
@@ -182,6 +235,7 @@ export function setUpPlaces(mapCentre) {
   onChange((changed) => {
     if (changed.has("lat") || changed.has("lon")) scheduleLocate();
     if (changed.has("place")) only.checked = Boolean(shown) && state.place === shown.slug;
+    if (changed.has("asOf")) renderAnnouncements();
   });
   if (state.place) {
     // A shared link with the filter on: its shape is needed before live notes are checked.

@@ -18,10 +18,12 @@ const on = document.getElementById("notify-state");
 const onText = document.getElementById("notify-text");
 const stop = document.getElementById("notify-stop");
 const problem = document.getElementById("notify-problem");
+const progress = document.getElementById("notify-progress");
+const mapButton = document.getElementById("notify-map");
 let problemKey = null; // what went wrong, kept as words to say again in another language
 let problemText = "";
 
-const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
+export const supported = () => "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
 
 function stored() {
   try {
@@ -43,6 +45,7 @@ function store(value) {
 }
 
 let current = stored();
+const areaInUse = () => Boolean(current);
 
 /** "Notifying you about new notes within 500 m of here" (or in a place, or tagged…). */
 function describe(subscription) {
@@ -66,21 +69,45 @@ function showProblem(key, text = null) {
 function render() {
   box.dataset.state = current ? "on" : "off";
   // Nothing to say takes no room: the button alone sits in the order bar.
-  box.hidden = !current && problem.hidden;
+  box.hidden = !current && problem.hidden && !progress.textContent;
   start.hidden = Boolean(current);
+  if (mapButton) {
+    // The map's bell is a switch: on, a press stops what it turned on.
+    mapButton.setAttribute("aria-pressed", String(Boolean(current)));
+    const label = current ? `${describe(current)}: ${t("notify.stop")}` : t("notify.button");
+    mapButton.setAttribute("aria-label", label);
+    mapButton.title = label;
+  }
   on.hidden = !current;
   if (current) onText.textContent = describe(current);
   if (problemKey) problem.textContent = t(problemKey);
 }
 
+// Said at once on a tap, then again if the browser is slow: a grey button alone said nothing for 15 s.
+let progressKey = null;
+let slowTimer = null;
+function sayProgress(key) {
+  progressKey = key;
+  progress.textContent = key ? t(key) : "";
+  box.hidden = !current && problem.hidden && !key;
+}
+
 function busy(value) {
   start.disabled = value;
   stop.disabled = value;
+  if (mapButton) mapButton.disabled = value;
   box.setAttribute("aria-busy", String(value));
+  clearTimeout(slowTimer);
+  if (value) {
+    sayProgress("notify.working");
+    slowTimer = setTimeout(() => sayProgress("notify.slow"), 3000);
+  } else {
+    sayProgress(null);
+  }
 }
 
 /** A browser step that may never answer (its push service out of reach): given up after `ms`. */
-const PUSH_STEP_TIMEOUT = 15_000;
+export const PUSH_STEP_TIMEOUT = 8_000;
 function within(promise, ms = PUSH_STEP_TIMEOUT) {
   let timer;
   const late = new Promise((_, reject) => {
@@ -94,11 +121,64 @@ function applicationServerKey(base64url) {
   return Uint8Array.from(atob(text), (character) => character.charCodeAt(0));
 }
 
-/** The area the person means by "here": the place they keep to, or the circle around them. */
+let mapCentre = () => null;
+
+/** The area the person means by "here": the place they keep to, the circle around them, or, on
+ *  the map without a position, the circle around the map's centre. */
 function areaHere() {
   if (state.place) return { place: state.place };
-  if (!hasPosition()) return null;
-  return { lat: Number(state.lat.toFixed(6)), lon: Number(state.lon.toFixed(6)), radius: Math.min(state.radius, PUSH_RADIUS) };
+  const centre = hasPosition() ? { lat: state.lat, lon: state.lon } : (state.view === "map" ? mapCentre() : null);
+  if (!centre) return null;
+  return { lat: Number(centre.lat.toFixed(6)), lon: Number(centre.lon.toFixed(6)), radius: Math.min(state.radius, PUSH_RADIUS) };
+}
+
+/** The browser's push subscription with the board's key, made if there is none: permission is
+ *  asked here, from a tap, never as the page opens. Throws a NotAllowedError when refused (its
+ *  `permission` says how) and a TimeoutError when the browser does not answer. */
+export async function browserSubscription() {
+  const permission = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
+  if (permission !== "granted") {
+    const refused = new DOMException("notifications not allowed", "NotAllowedError");
+    refused.permission = permission;
+    throw refused;
+  }
+  const registration = await within(navigator.serviceWorker.register("/sw.js"));
+  await within(navigator.serviceWorker.ready);
+  const { publicKey } = await getJSON("/api/v1/push/key");
+  const key = applicationServerKey(publicKey);
+  let subscription = await within(registration.pushManager.getSubscription());
+  const sameKey = (existing) => {
+    const used = existing.options?.applicationServerKey;
+    if (!used) return true;
+    const bytes = new Uint8Array(used);
+    return bytes.length === key.length && bytes.every((byte, index) => byte === key[index]);
+  };
+  if (subscription && !sameKey(subscription)) {
+    await subscription.unsubscribe();
+    subscription = null;
+  }
+  let made = false;
+  if (!subscription) {
+    subscription = await within(registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
+    made = true;
+  }
+  return { subscription, made };
+}
+
+// The browser has one push subscription for the page: the board's subscriptions for an area and
+// for replies share it, so it is ended only when neither is left.
+const stillUsed = new Set();
+/** `inUse()` tells whether another part of the page still needs the browser's subscription. */
+export function sharesBrowserSubscription(inUse) {
+  stillUsed.add(inUse);
+}
+
+/** Ends the browser's subscription unless the board still has one on it (for `except`, the caller). */
+export async function releaseBrowserSubscription(except) {
+  if ([...stillUsed].some((inUse) => inUse !== except && inUse())) return;
+  const registration = supported() ? await navigator.serviceWorker.getRegistration() : null;
+  const subscription = await registration?.pushManager.getSubscription();
+  await subscription?.unsubscribe();
 }
 
 async function turnOn() {
@@ -120,31 +200,7 @@ async function turnOn() {
   let subscription = null;
   let made = false;
   try {
-    // Asked here, from the tap, never as the page opens.
-    const permission = Notification.permission === "granted" ? "granted" : await Notification.requestPermission();
-    if (permission !== "granted") {
-      showProblem(permission === "denied" ? "notify.denied" : "notify.notAllowed");
-      return;
-    }
-    const registration = await within(navigator.serviceWorker.register("/sw.js"));
-    await within(navigator.serviceWorker.ready);
-    const { publicKey } = await getJSON("/api/v1/push/key");
-    const key = applicationServerKey(publicKey);
-    subscription = await within(registration.pushManager.getSubscription());
-    const sameKey = (existing) => {
-      const used = existing.options?.applicationServerKey;
-      if (!used) return true;
-      const bytes = new Uint8Array(used);
-      return bytes.length === key.length && bytes.every((byte, index) => byte === key[index]);
-    };
-    if (subscription && !sameKey(subscription)) {
-      await subscription.unsubscribe();
-      subscription = null;
-    }
-    if (!subscription) {
-      subscription = await within(registration.pushManager.subscribe({ userVisibleOnly: true, applicationServerKey: key }));
-      made = true;
-    }
+    ({ subscription, made } = await browserSubscription());
     const tags = [...state.tags];
     const body = { subscription: subscription.toJSON(), area, ...(tags.length ? { tags } : {}) };
     const { id } = await request("POST", "/api/v1/push/subscriptions", { body, headers: { "X-Device-Key": deviceKey() } });
@@ -152,12 +208,13 @@ async function turnOn() {
     render();
     // The banner says what is on; the status line only confirms it, not the same words twice.
     announce(t("notify.turnedOn"));
-    on.focus(); // the button tapped is gone: the focus goes to what replaced it
+    if (state.view === "map" && mapButton) mapButton.focus();
+    else on.focus(); // the button tapped is gone: the focus goes to what replaced it
   } catch (error) {
     // A browser subscription the board does not know of would only wake the phone for nothing.
-    if (made) subscription?.unsubscribe().catch(() => {});
+    if (made) releaseBrowserSubscription(areaInUse).catch(() => {});
     if (error?.status) showProblem(null, humanError(error));
-    else if (error?.name === "NotAllowedError") showProblem("notify.denied");
+    else if (error?.name === "NotAllowedError") showProblem(error.permission === "default" ? "notify.notAllowed" : "notify.denied");
     else if (error?.name === "TimeoutError") showProblem("notify.noAnswer");
     else if (error instanceof TypeError) showProblem(null, humanError(error));
     else showProblem("notify.failed");
@@ -177,9 +234,7 @@ async function turnOff() {
       // Already gone on the board (the push service ended it): stopping is done all the same.
       if (error?.status !== 404) throw error;
     }
-    const registration = supported() ? await navigator.serviceWorker.getRegistration() : null;
-    const subscription = await registration?.pushManager.getSubscription();
-    await subscription?.unsubscribe();
+    await releaseBrowserSubscription(areaInUse);
     store(null);
     render();
     announce(t("notify.stopped"));
@@ -189,17 +244,32 @@ async function turnOff() {
     busy(false);
   }
   // The focus goes where the Stop button was, now "Notify me" again (enabled only now).
-  if (!current) start.focus();
+  if (!current) (state.view === "map" && mapButton ? mapButton : start).focus();
 }
 
-export function setUpPush() {
+/** `centre()` gives the map's centre, the "here" of the map's bell without a position. */
+export function setUpPush(centre = () => null) {
   if (!box) return;
+  mapCentre = centre;
+  sharesBrowserSubscription(areaInUse);
+  // Reply pushes (My notes, whose code may not be loaded yet) keep the browser's subscription too.
+  sharesBrowserSubscription(() => {
+    try {
+      return Boolean(localStorage.getItem("noticeboard-push-replies"));
+    } catch {
+      return false;
+    }
+  });
   start.addEventListener("click", turnOn);
+  mapButton?.addEventListener("click", () => (current ? turnOff() : turnOn()));
   stop.addEventListener("click", turnOff);
   // A tap on a notification in a tab already open: the worker asks the page to open the note.
   navigator.serviceWorker?.addEventListener("message", (event) => {
     if (event.data?.type === "open-note" && Number.isInteger(event.data.id)) location.hash = `#/note/${event.data.id}`;
   });
-  onLanguage(render);
+  onLanguage(() => {
+    render();
+    if (progressKey) progress.textContent = t(progressKey);
+  });
   render();
 }

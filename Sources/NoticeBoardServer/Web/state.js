@@ -40,7 +40,7 @@ export const normaliseTag = (tag) => String(tag ?? "").trim().toLowerCase();
 export function loadFromURL() {
   const params = new URLSearchParams(location.search);
   const number = (name) => (params.has(name) && params.get(name) !== "" && Number.isFinite(Number(params.get(name))) ? Number(params.get(name)) : null);
-  if (["map", "list", "look", "post"].includes(params.get("view"))) state.view = params.get("view");
+  if (["map", "list", "look", "mine", "post"].includes(params.get("view"))) state.view = params.get("view");
   // Normalised as the server normalises them, so ?tag=FOOD selects the "food" chip and nothing else.
   state.tags = [...new Set(params.getAll("tag").map(normaliseTag).filter(Boolean))];
   state.from = params.get("from") || null;

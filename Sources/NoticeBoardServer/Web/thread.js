@@ -6,7 +6,7 @@ import { getJSON, postJSON, request } from "./api.js";
 import { randomToken } from "./device.js";
 import { humanError } from "./errors.js";
 import { markLanguage, number, t, onLanguage } from "./i18n.js";
-import { dateTime, noteContent, refreshTimes } from "./render.js";
+import { agoElement, noteContent, refreshTimes } from "./render.js";
 import { pastText } from "./past.js";
 import { failure, knownPost, likeControl, remember, repliesSeen, replyAdded, replyRemoved } from "./reactions.js";
 import { state, update, inThePast } from "./state.js";
@@ -46,10 +46,8 @@ function replyItem(reply) {
   if (reply.mine !== undefined) item.dataset.mine = String(reply.mine);
   const meta = document.createElement("p");
   meta.className = "reply-meta";
-  const time = document.createElement("time");
-  time.dateTime = reply.createdAt;
-  time.textContent = dateTime(reply.createdAt);
-  meta.append(time);
+  // Relative, as the notes' times are ("5 min ago"), the full date in its title.
+  meta.append(agoElement(reply.createdAt));
   if (reply.byAuthor) {
     const badge = document.createElement("span");
     badge.className = "badge author";

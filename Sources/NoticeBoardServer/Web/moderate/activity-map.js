@@ -2,6 +2,7 @@
 // circles, bigger and redder for more notes. It opens on the board's busiest cells and, as the
 // map moves, asks for the cells of its view again, so they stay about a 32nd of the view across.
 // The same cells are a table one click away.
+import { speakLeaflet } from "../leaflet-words.js";
 import { distanceText, t } from "../i18n.js";
 import { humanError } from "../errors.js";
 import { getJSON } from "../api.js";
@@ -87,6 +88,7 @@ function schedule() {
 function ensureMap() {
   if (map || typeof window.L === "undefined") return;
   map = L.map("dash-map", { maxZoom: 19 }).setView([20, 0], 2);
+  speakLeaflet(map);
   new ResizeObserver(() => map.invalidateSize()).observe(map.getContainer());
   getJSON("/config.json").then((config) => {
     L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: 19 }).addTo(map);

@@ -1,5 +1,6 @@
 // The Beacons view: a table, a form, and a map (opened on the board's busiest area) where a
 // click places the beacon being edited. A beacon's name is text in its tooltip, never HTML.
+import { speakLeaflet } from "../leaflet-words.js";
 import { t } from "../i18n.js";
 import { getJSON } from "../api.js";
 import { $, button, cardRow, cell } from "./dom.js";
@@ -17,6 +18,7 @@ const key = (beacon) => `${beacon.uuid}:${beacon.major}:${beacon.minor}`;
 function ensureBeaconMap() {
   if (beaconMap || typeof window.L === "undefined") return;
   beaconMap = L.map("beacon-map").setView([20, 0], 2);
+  speakLeaflet(beaconMap);
   new ResizeObserver(() => beaconMap.invalidateSize()).observe(beaconMap.getContainer());
   getJSON("/config.json").then((config) => {
     L.tileLayer(config.tileURL, { attribution: config.tileAttribution, maxZoom: 21 }).addTo(beaconMap);

@@ -2,6 +2,7 @@
 // markers, a dot between two corners inserts one), name it, give it floors, save it; the places
 // already made are listed (edit, delete) and drawn faintly; each place carries announcements.
 // Every text from the board is shown as text, never HTML.
+import { speakLeaflet } from "../leaflet-words.js";
 import { dateTimeText, t } from "../i18n.js";
 import { getJSON } from "../api.js";
 import { unwrapRing } from "../geo.js";
@@ -152,6 +153,7 @@ function ringToSend() {
 function ensureMap() {
   if (map || typeof window.L === "undefined") return;
   map = L.map("place-map", { doubleClickZoom: false }).setView([20, 0], 2);
+  speakLeaflet(map);
   // Leaflet notices only the window's resizing; the layout around the map can change it too,
   // and a map that misjudges its size puts corners where the pointer was not.
   new ResizeObserver(() => map.invalidateSize()).observe(map.getContainer());
