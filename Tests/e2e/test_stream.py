@@ -102,6 +102,27 @@ def test_reconnecting_with_last_event_id_resumes_without_gaps(server_factory):
     resumed.close()
 
 
+def test_a_resume_that_missed_too_much_is_told_to_reload(server_factory):
+    """Contract 1.2: an id the server cannot replay from (here from before it started, as
+    `Last-Event-ID: 0` is) gets `event: reset` with an id to resume from, not megabytes; a
+    resume from that id then replays what came after it."""
+    server = server_factory("--post-rate-per-minute", "0")
+    for i in range(5):
+        server.post({"lat": 10, "lon": 10, "message": f"before {i}", "tag": "a"})
+    params = {"lat": 10, "lon": 10, "radius": 1000}
+    reset = EventReader(server.url + "/api/v1/posts/stream", params, headers={"Last-Event-ID": "0"})
+    event = reset.next()
+    assert event["event"] == "reset" and event["data"] == "" and event["id"], event
+    assert reset.none_within(0.5), "the reset was followed by a replay"
+    reset.close()
+    after = server.post({"lat": 10, "lon": 10, "message": "after the reset", "tag": "a"}).json()["id"]
+    resumed = EventReader(server.url + "/api/v1/posts/stream", params, headers={"Last-Event-ID": event["id"]})
+    import json
+    replayed = resumed.next()
+    assert replayed["event"] == "post" and json.loads(replayed["data"])["id"] == after
+    resumed.close()
+
+
 def test_stream_parameters_are_validated_like_nearby(server_factory):
     server = server_factory()
     for params, field in [({"lat": 1}, "lon"), ({}, "lat"), ({"lat": 1, "lon": 2, "radius": 0}, "radius"),

@@ -88,7 +88,10 @@ async function noteRemoved(id) {
   noteVanished(id);
 }
 
-const handlers = { onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived, onReplyRemove: replyGone };
+const handlers = {
+  onPost: noteAppeared, onRemove: noteRemoved, onReply: replyArrived, onReplyRemove: replyGone,
+  onReset: () => { refreshView[state.view](); refreshTagCounts(); },
+};
 function followArea(force = false) {
   if (state.place) {
     // The place alone is the subscription: each view keeps what falls in its own area.

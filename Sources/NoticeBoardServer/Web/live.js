@@ -2,7 +2,8 @@
 // circle around the person); new notes appear, hidden, deleted and expired ones vanish, and
 // replies to the notes in the area are counted (and shown in an open thread, or taken out of it
 // when hidden) without reloading.
-// EventSource reconnects by itself and resumes with Last-Event-ID; whether it is connected is
+// EventSource reconnects by itself and resumes with Last-Event-ID (an `event: reset` when it
+// missed more than the server replays reloads the view); whether it is connected is
 // told to the page, which says "live updates paused" while it is not.
 import { streamURL } from "./api.js";
 
@@ -31,7 +32,7 @@ export function follow(params, handlers, force = false) {
   currentURL = url;
   currentParams = params;
   currentHandlers = handlers;
-  const { onPost, onRemove, onReply, onReplyRemove } = handlers;
+  const { onPost, onRemove, onReply, onReplyRemove, onReset } = handlers;
   const opened = new EventSource(url);
   source = opened;
   opened.addEventListener("open", () => { if (source === opened) setLive(true); });
@@ -40,6 +41,8 @@ export function follow(params, handlers, force = false) {
   opened.addEventListener("remove", (event) => onRemove(JSON.parse(event.data).id));
   opened.addEventListener("reply", (event) => onReply(JSON.parse(event.data)));
   opened.addEventListener("reply-remove", (event) => onReplyRemove(JSON.parse(event.data)));
+  // More was missed than the server replays (or it restarted): the view is loaded afresh.
+  opened.addEventListener("reset", () => onReset?.());
 }
 
 /** Opens the stream again at once (the "Try again" button), instead of waiting for EventSource's own retry. */
