@@ -110,7 +110,7 @@ def test_my_notes_lists_this_devices_notes_and_replies(board, browsers):
         assert [r["id"] for r in replies] == [reply["id"]]
         assert "My answer to them" in replies[0]["text"] and replies[0]["href"] == f"#/note/{theirs['id']}"
         if language == "en":
-            assert "Hidden by moderators" in by_id[hidden["id"]]["text"] and "Taken down" in by_id[short["id"]]["text"]
+            assert "Hidden by moderators" in by_id[hidden["id"]]["text"] and "Ended" in by_id[short["id"]]["text"]
             wait_for(driver, lambda d: status(d) == "3 notes of yours.", message="the count said")
         assert serious(driver) == []
         screenshot(driver, f"mine-phone-{language}")

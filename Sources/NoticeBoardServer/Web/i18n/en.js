@@ -583,7 +583,7 @@ export default {
   "mine.morePosts": "More of your notes",
   "mine.moreReplies": "More of your replies",
   "mine.hidden": "Hidden by moderators for review",
-  "mine.expired": "Taken down {when}",
+  "mine.expired": "Ended {when}",
   "mine.counts": "Likes: {likes} · replies: {replies}",
   "mine.readReplies": "Read the replies",
   "mine.onNote": "on note {id}",

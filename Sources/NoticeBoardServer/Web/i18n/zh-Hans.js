@@ -582,7 +582,7 @@ export default {
   "mine.morePosts": "更多你的留言",
   "mine.moreReplies": "更多你的回复",
   "mine.hidden": "已被版主隐藏待审",
-  "mine.expired": "已于 {when} 撤下",
+  "mine.expired": "已于 {when} 到期",
   "mine.counts": "{likes} 个赞 · {replies} 则回复",
   "mine.readReplies": "查看回复",
   "mine.onNote": "回复留言 {id}",

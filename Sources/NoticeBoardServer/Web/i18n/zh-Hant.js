@@ -582,7 +582,7 @@ export default {
   "mine.morePosts": "更多你的留言",
   "mine.moreReplies": "更多你的回覆",
   "mine.hidden": "已被版主隱藏待審",
-  "mine.expired": "已於 {when} 撤下",
+  "mine.expired": "已於 {when} 到期",
   "mine.counts": "{likes} 個讚 · {replies} 則回覆",
   "mine.readReplies": "查看回覆",
   "mine.onNote": "回覆留言 {id}",
