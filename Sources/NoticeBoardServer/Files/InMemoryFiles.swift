@@ -101,6 +101,9 @@ struct InMemoryFiles: FileProvider {
         return ResponseBody(byteBuffer: entry.bytes.getSlice(at: clamped.lowerBound, length: clamped.count) ?? ByteBuffer())
     }
 
+    /// Every file's path (folders left out).
+    var paths: [String] { entries.filter { !$0.value.attributes.isFolder }.map(\.key).sorted() }
+
     /// A file's bytes, for the precompressed twins.
     func contents(of path: String) -> ByteBuffer? {
         guard let entry = entries[path], !entry.attributes.isFolder else { return nil }
