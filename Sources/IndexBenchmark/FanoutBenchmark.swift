@@ -110,8 +110,8 @@ func runFanoutBenchmark(_ arguments: [String]) {
         }
         var postRows = "id,lat,lon\n"
         for post in posts { postRows += "\(post.id),\(post.lat),\(post.lon)\n" }
-        FileManager.default.createFile(atPath: directory + "/subscriptions.csv", contents: Data(subscriptions.utf8))
-        FileManager.default.createFile(atPath: directory + "/posts.csv", contents: Data(postRows.utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/subscriptions.csv", contents: Data(subscriptions.utf8))
+        _ = FileManager.default.createFile(atPath: directory + "/posts.csv", contents: Data(postRows.utf8))
         // The same match on subscriptions alone (tags aside), for PostGIS beside it.
         var subscriptionTimes: [Double] = []
         let onlySubscriptions = DeliveryTargetIndex(interests.compactMap { interest -> DeliveryInterest? in

@@ -6,8 +6,9 @@ import GeoIndex
 /// targets. Each instance keeps its own, in step with the store's log of target changes.
 public struct DeliveryTargetIndex: Sendable {
     private var interests: [DeliveryInterest?] = []
-    /// Each circle's test by handle, so a candidate costs a few multiplications, not a haversine.
-    private var circles: [CircleTest?] = []
+    /// What a candidate is first judged by, in plain values (no reference counting on the hot
+    /// path); a circle's own test costs a few multiplications, not a haversine.
+    private var slots: [Slot] = []
     private var handles: [DeliveryTarget: Int32] = [:]
     private var freeHandles: [Int32] = []
     private var grid = AreaGrid()
@@ -26,16 +27,15 @@ public struct DeliveryTargetIndex: Sendable {
     public mutating func upsert(_ interest: DeliveryInterest) {
         remove(interest.target)
         let handle: Int32
-        var circle: CircleTest?
-        if case .area(.circle(let lat, let lon, let radius), _) = interest.listening { circle = CircleTest(lat: lat, lon: lon, radius: radius) }
+        let slot = Slot(interest)
         if let free = freeHandles.popLast() {
             handle = free
             interests[Int(handle)] = interest
-            circles[Int(handle)] = circle
+            slots[Int(handle)] = slot
         } else {
             handle = Int32(interests.count)
             interests.append(interest)
-            circles.append(circle)
+            slots.append(slot)
         }
         handles[interest.target] = handle
         switch interest.listening {
@@ -57,7 +57,7 @@ public struct DeliveryTargetIndex: Sendable {
             if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
         }
         interests[Int(handle)] = nil
-        circles[Int(handle)] = nil
+        slots[Int(handle)] = Slot.free
         freeHandles.append(handle)
     }
 
@@ -67,15 +67,19 @@ public struct DeliveryTargetIndex: Sendable {
         var found: [DeliveryTarget] = []
         let point = UnitVector(lat: post.lat, lon: post.lon)
         let consider = { (handle: Int32) in
-            guard let interest = interests[Int(handle)], interest.createdAt <= post.createdAt,
-                case .area(let area, let tags) = interest.listening, tags.isEmpty || tags.contains(post.tag)
-            else { return }
-            if let circle = circles[Int(handle)] {
+            let slot = slots[Int(handle)]
+            guard slot.createdAt <= post.createdAt else { return }
+            if let circle = slot.circle {
                 guard circle.contains(point, lat: post.lat, lon: post.lon) else { return }
             } else {
-                guard area.contains(lat: post.lat, lon: post.lon, floor: post.floor, places: places) else { return }
+                guard case .area(let area, _)? = interests[Int(handle)]?.listening,
+                    area.contains(lat: post.lat, lon: post.lon, floor: post.floor, places: places)
+                else { return }
             }
-            found.append(interest.target)
+            if slot.tagged {
+                guard case .area(_, let tags)? = interests[Int(handle)]?.listening, tags.contains(post.tag) else { return }
+            }
+            found.append(slot.target)
         }
         grid.forEachCandidate(lat: post.lat, lon: post.lon, consider)
         for (slug, listeners) in byPlace where places.places[slug]?.contains(lat: post.lat, lon: post.lon, floor: post.floor) == true {
@@ -99,6 +103,31 @@ public struct DeliveryTargetIndex: Sendable {
         case .circle(let lat, let lon, let radius): AreaGrid.box(aroundCircle: lat, lon: lon, radius: radius)
         case .box(let box): box
         case .place: nil
+        }
+    }
+
+    /// A handle's hot fields: its target, when it was made, its circle's test if it is a circle,
+    /// and whether it names tags. A free handle's `createdAt` admits nothing.
+    struct Slot: Sendable {
+        var target: DeliveryTarget
+        var createdAt: Int64
+        var circle: CircleTest?
+        var tagged: Bool
+
+        static let free = Slot(target: .webhook(0), createdAt: .max, circle: nil, tagged: false)
+
+        init(target: DeliveryTarget, createdAt: Int64, circle: CircleTest?, tagged: Bool) {
+            (self.target, self.createdAt, self.circle, self.tagged) = (target, createdAt, circle, tagged)
+        }
+
+        init(_ interest: DeliveryInterest) {
+            var circle: CircleTest?
+            var tagged = false
+            if case .area(let area, let tags) = interest.listening {
+                if case .circle(let lat, let lon, let radius) = area { circle = CircleTest(lat: lat, lon: lon, radius: radius) }
+                tagged = !tags.isEmpty
+            }
+            self.init(target: interest.target, createdAt: interest.createdAt, circle: circle, tagged: tagged)
         }
     }
 }
