@@ -203,7 +203,7 @@ async function turnOn() {
     ({ subscription, made } = await browserSubscription());
     const tags = [...state.tags];
     const body = { subscription: subscription.toJSON(), area, ...(tags.length ? { tags } : {}) };
-    const { id } = await request("POST", "/api/v1/push/subscriptions", { body, headers: { "X-Device-Key": deviceKey() } });
+    const { id } = await createSubscription(body);
     store({ id, area, tags, placeName: area.place ? placeName(area.place) : null });
     render();
     // The banner says what is on; the status line only confirms it, not the same words twice.
@@ -228,12 +228,7 @@ async function turnOff() {
   showProblem(null);
   busy(true);
   try {
-    try {
-      await request("DELETE", `/api/v1/push/subscriptions/${current.id}`, { headers: { "X-Device-Key": deviceKey() } });
-    } catch (error) {
-      // Already gone on the board (the push service ended it): stopping is done all the same.
-      if (error?.status !== 404) throw error;
-    }
+    await deleteSubscription(current.id);
     await releaseBrowserSubscription(areaInUse);
     store(null);
     render();
@@ -272,4 +267,18 @@ export function setUpPush(centre = () => null) {
     if (progressKey) progress.textContent = t(progressKey);
   });
   render();
+}
+
+/** Registers a subscription on the board (an area, or `replies: true`) for this device. */
+export function createSubscription(body) {
+  return request("POST", "/api/v1/push/subscriptions", { body, headers: { "X-Device-Key": deviceKey() } });
+}
+
+/** Ends a subscription on the board; one already gone (the push service ended it) is stopped all the same. */
+export async function deleteSubscription(id) {
+  try {
+    await request("DELETE", `/api/v1/push/subscriptions/${id}`, { headers: { "X-Device-Key": deviceKey() } });
+  } catch (error) {
+    if (error?.status !== 404) throw error;
+  }
 }

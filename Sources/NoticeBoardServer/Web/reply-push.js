@@ -1,11 +1,11 @@
 // "Tell me when someone replies" in My notes: a Web Push subscription for replies to this device's
 // notes (POST /api/v1/push/subscriptions with {"subscription", "replies": true} and the device's
 // key), kept per device like the area's; it shares the browser's push subscription with "Notify me".
-import { request } from "./api.js";
-import { deviceKey } from "./device.js";
 import { humanError } from "./errors.js";
 import { onLanguage, t } from "./i18n.js";
-import { browserSubscription, releaseBrowserSubscription, sharesBrowserSubscription, supported } from "./push.js";
+import {
+  browserSubscription, createSubscription, deleteSubscription, releaseBrowserSubscription, sharesBrowserSubscription, supported,
+} from "./push.js";
 import { announce } from "./state.js";
 
 const STORAGE_KEY = "noticeboard-push-replies";
@@ -84,7 +84,7 @@ async function turnOn() {
     const got = await browserSubscription();
     made = got.made;
     const body = { subscription: got.subscription.toJSON(), replies: true };
-    const { id } = await request("POST", "/api/v1/push/subscriptions", { body, headers: { "X-Device-Key": deviceKey() } });
+    const { id } = await createSubscription(body);
     store({ id });
     render();
     announce(t("mine.notifyTurnedOn"));
@@ -105,11 +105,7 @@ async function turnOff() {
   say(null);
   busy(true);
   try {
-    try {
-      await request("DELETE", `/api/v1/push/subscriptions/${current.id}`, { headers: { "X-Device-Key": deviceKey() } });
-    } catch (error) {
-      if (error?.status !== 404) throw error; // already gone on the board: stopped all the same
-    }
+    await deleteSubscription(current.id);
     store(null);
     await releaseBrowserSubscription(inUse);
     render();
