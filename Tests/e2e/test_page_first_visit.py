@@ -168,6 +168,7 @@ def test_first_visit_weight_one_catalog_and_nothing_for_closed_views(board, brow
     with open(os.path.join(OUTPUT, "first-visit.json"), "w") as handle:
         json.dump(figures, handle, indent=1)
     print("first visit:", json.dumps(figures))
+    assert transferred <= 150_000, figures
     # What the page alone holds to without the server compressing: no answer of the board asked twice.
     asked = [name for name in names if "/api/" in name]
     assert len(asked) == len(set(asked)), [name for name in asked if asked.count(name) > 1]

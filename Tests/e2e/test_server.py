@@ -110,6 +110,11 @@ def test_the_web_page_is_served_at_the_root(server_factory):
         assert "default-src 'self'" in policy and "frame-ancestors 'none'" in policy and "unsafe-inline" not in policy
         assert response.headers["X-Content-Type-Options"] == "nosniff"
         assert response.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+    # A script or style sheet is no document: no policy of its own, but never sniffed; the service
+    # worker's script is governed by the policy it comes with.
+    for file in (script, server.get("/style.css")):
+        assert "Content-Security-Policy" not in file.headers and file.headers["X-Content-Type-Options"] == "nosniff"
+    assert "frame-ancestors 'none'" in server.get("/sw.js").headers["Content-Security-Policy"]
 
 
 def test_leaflet_is_served_gzipped_with_caching(server_factory):

@@ -17,7 +17,7 @@ struct PrecompressedFilesMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard request.method == .get, path.hasPrefix(urlPrefix + "/"), let type = Self.contentType(of: path),
-            request.headers[.acceptEncoding]?.contains("gzip") == true,
+            AcceptEncoding.takesGzip(request),
             let compressed = files.contents(of: String(path.dropFirst(urlPrefix.count)) + ".gz")
         else { return try await next(request, context) }
         return Response(

@@ -5,7 +5,7 @@ import NoticeBoardCore
 /// What every request passes through, in one middleware: its id and log line
 /// (`RequestIdentity`), CORS (`CORSPolicy`), the URL's length (`RequestLimits`), safe paths
 /// (`PathSafety`), errors as the contract's JSON (`ErrorTranslator`), metrics
-/// (`RequestMetrics`), `HEAD` without a body (`HeadResponse`) and the security headers
+/// (`RequestMetrics`), large answers gzipped (`AnswerCompression`), `HEAD` without a body (`HeadResponse`) and the security headers
 /// (`SecurityHeaders`), and the page's files where no route answers (`PageFilesMiddleware`).
 /// One middleware rather than one per concern, because each layer of Hummingbird's middleware
 /// chain is an async call of its own.
@@ -32,6 +32,7 @@ struct RequestPolicyMiddleware<Context: RequestContext>: RouterMiddleware {
                 try PathSafety.check(request)
                 response = try await files.handle(request, context: context, next: next)
                 try PathSafety.checkRedirect(response, for: request)
+                try await AnswerCompression.apply(to: &response, for: request)
             } catch {
                 failed = true
                 response = try errors.response(for: error, request: request, context: context)

@@ -18,11 +18,26 @@ enum SecurityHeaders {
         HTTPField.Name("X-Frame-Options")!: "DENY",
     ]
 
+    /// What a script, style sheet, image or font needs: a policy about framing and what a document
+    /// may load means nothing on them, and a phone's first visit asks for some fifty of them.
+    static let subresourceFields: HTTPFields = [
+        .xContentTypeOptions: "nosniff",
+        HTTPField.Name("Referrer-Policy")!: "strict-origin-when-cross-origin",
+    ]
+
     static func add(to response: inout Response, path: String) {
-        response.headers.append(contentsOf: fields)
-        // Tokens and what only moderators may see must not stay in any cache.
-        if path.hasPrefix("/api/v1/auth/") || path.hasPrefix("/api/v1/moderation/") {
+        response.headers.append(contentsOf: isSubresource(response, path: path) ? subresourceFields : fields)
+        // Tokens, what only moderators may see and one device's own history must not stay in any cache.
+        if path.hasPrefix("/api/v1/auth/") || path.hasPrefix("/api/v1/moderation/") || path.hasPrefix("/api/v1/me/") {
             response.headers[.cacheControl] = "no-store"
         }
+    }
+
+    /// A file a document loads, not a document or worker of its own (the service worker's script
+    /// is governed by the policy it is sent with, and an SVG opened alone is a document).
+    static func isSubresource(_ response: Response, path: String) -> Bool {
+        guard path != "/sw.js", let type = response.headers[.contentType] else { return false }
+        return type.hasPrefix("text/javascript") || type.hasPrefix("application/javascript") || type.hasPrefix("text/css")
+            || (type.hasPrefix("image/") && !type.hasPrefix("image/svg")) || type.hasPrefix("font/")
     }
 }
