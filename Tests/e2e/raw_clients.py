@@ -34,11 +34,15 @@ def stream(server):
     return sock
 
 
-def walk(server):
-    """A walk's WebSocket after its handshake (no update sent)."""
+WALK_HANDSHAKE = (b"GET /api/v1/walk HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                  b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+
+
+def walk(server, first_frames=b""):
+    """A walk's WebSocket after its handshake (no update sent, unless `first_frames` go in the
+    same packet as the upgrade request)."""
     sock = connect(server)
-    sock.sendall(b"GET /api/v1/walk HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-                 b"Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n")
+    sock.sendall(WALK_HANDSHAKE + first_frames)
     head = b""
     while b"\r\n\r\n" not in head:
         chunk = sock.recv(1)
@@ -48,16 +52,23 @@ def walk(server):
     return sock
 
 
-def send_frame(sock, payload, opcode=0x1, fin=True):
-    """A client frame: masked, as RFC 6455 requires."""
-    mask = os.urandom(4)
+def frame(payload, opcode=0x1, fin=True, masked=True):
+    """A client frame's bytes: masked, as RFC 6455 requires, unless a test breaks the rule."""
     data = payload.encode() if isinstance(payload, str) else payload
     head = bytes([(0x80 if fin else 0) | opcode])
+    flag = 0x80 if masked else 0
     if len(data) < 126:
-        head += bytes([0x80 | len(data)])
+        head += bytes([flag | len(data)])
     else:
-        head += bytes([0x80 | 126]) + struct.pack("!H", len(data))
-    sock.sendall(head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
+        head += bytes([flag | 126]) + struct.pack("!H", len(data))
+    if not masked:
+        return head + data
+    mask = os.urandom(4)
+    return head + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data))
+
+
+def send_frame(sock, payload, opcode=0x1, fin=True, masked=True):
+    sock.sendall(frame(payload, opcode, fin, masked))
 
 
 def close_code(sock, limit):

@@ -82,3 +82,23 @@ def test_broken_walks_are_closed_and_freed_and_shutdown_ends(data_dir):
         walker.close()
     finally:
         server.kill()
+
+
+def test_an_unmasked_client_frame_closes_the_walk_with_a_protocol_error(server_factory):
+    """RFC 6455 5.1: a server closes the connection on a client frame without a mask, also one
+    sent right behind the upgrade request; masked ones go on being answered."""
+    server = server_factory()
+    sock = raw_clients.walk(server)
+    raw_clients.send_frame(sock, '{"lat": 48.8566, "lon": 2.3522}')
+    assert raw_clients.close_code(sock, 1) is None, "a masked update is answered, not refused"
+    raw_clients.send_frame(sock, '{"lat": 48.8566, "lon": 2.3523}', masked=False)
+    assert raw_clients.close_code(sock, 5) == 1002
+    sock.close()
+    # An unmasked frame in the same packet as the upgrade request.
+    early = raw_clients.walk(server, raw_clients.frame('{"lat": 48.8566, "lon": 2.3522}', masked=False))
+    assert raw_clients.close_code(early, 5) == 1002
+    early.close()
+    # And a masked one there is read as the first update.
+    fine = raw_clients.walk(server, raw_clients.frame('{"lat": 48.8566, "lon": 2.3522}'))
+    assert raw_clients.close_code(fine, 2) is None
+    fine.close()

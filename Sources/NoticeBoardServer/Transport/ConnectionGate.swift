@@ -24,6 +24,10 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var handedOver = false
     /// Upgraded to a WebSocket (a walk): closed after `walkIdleTimeout` without a frame from the client.
     private var webSocket = false
+    /// Until the first answer: what came after the first head, in case it turns into a WebSocket.
+    private var afterHead = BytesAfterHead()
+    /// A WebSocket's client frames, followed to close it at the first one without a mask.
+    private var masks: ClientFrameMasks?
     private let silence = ConnectionDeadlineTimer()
 
     init(limits: ConnectionLimits) { self.limits = limits }
@@ -54,13 +58,27 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// From here the request's own handlers time the connection.
     func handOver() {
         handedOver = true
+        afterHead = BytesAfterHead()
         ConnectionDeadline.disarm(&headDeadline)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }
-        if webSocket { silence.set(after: limits.settings.walkIdleTimeout, phase: "walk-silence") }
+        if !handedOver { afterHead.record(unwrapInboundIn(data).readableBytesView) }
+        if webSocket {
+            silence.set(after: limits.settings.walkIdleTimeout, phase: "walk-silence")
+            if masks?.admit(unwrapInboundIn(data).readableBytesView) == false { return refuseUnmasked(context: context) }
+        }
         context.fireChannelRead(data)
+    }
+
+    /// RFC 6455 5.1: a client's frame without a mask ends the connection with a protocol error;
+    /// nothing more from it is read.
+    private func refuseUnmasked(context: ChannelHandlerContext) {
+        refused = true
+        masks = nil
+        Counter(label: "noticeboard_walk_frames_refused_total", dimensions: [("reason", "unmasked")]).increment()
+        Self.closeWebSocket(context.channel, code: 1002, reason: "client frames must be masked")
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -74,6 +92,17 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         if !handedOver, case .byteBuffer(let bytes) = unwrapOutboundIn(data), bytes.readableBytesView.starts(with: Self.switchingProtocols) {
             webSocket = true
+            // Frames that came right behind the upgrade request were passed on before this answer.
+            if !afterHead.overflowed {
+                var frames = ClientFrameMasks()
+                if frames.admit(ByteBuffer(bytes: afterHead.bytes).readableBytesView) {
+                    masks = frames
+                } else {
+                    refused = true
+                    context.eventLoop.execute { Self.closeWebSocket(context.channel, code: 1002, reason: "client frames must be masked") }
+                }
+            }
+            afterHead = BytesAfterHead()
             let seconds = limits.settings.walkIdleTimeout.components.seconds
             silence.onExpiry = { channel in
                 Self.closeWebSocket(channel, code: 1000, reason: "nothing received for \(seconds) s")
