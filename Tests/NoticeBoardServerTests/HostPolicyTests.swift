@@ -51,19 +51,40 @@ import Testing
         for job in busy { try await job.get() }
     }
 
-    @Test func theCallConnectsToTheAddressThatWasChecked() async throws {
-        let status = try await TestApp.make().test(.live) { (http, _) async throws -> UInt in
-            try await Self.callPinned(port: http.port ?? 0)
+    @Test func theCallConnectsToTheAddressThatWasCheckedAndKeepsItsClient() async throws {
+        let pinned = PinnedClients(capacity: 1)
+        let statuses = try await TestApp.make().test(.live) { (http, _) async throws -> [UInt] in
+            var statuses: [UInt] = []
+            for _ in 0..<3 { statuses.append(try await Self.callPinned(port: http.port ?? 0, host: "pinned.invalid", clients: pinned)) }
+            #expect(pinned.count == 1, "one client for the name and its address, reused")
+            // Past the capacity a call is still made, on a client of its own.
+            statuses.append(try await Self.callPinned(port: http.port ?? 0, host: "other.invalid", clients: pinned))
+            #expect(pinned.count == 1)
+            return statuses
         }
-        #expect(status == 200)
+        #expect(statuses == [200, 200, 200, 200])
+        await pinned.shutdown()
+        #expect(pinned.count == 0)
+    }
+
+    @Test func anIdleClientIsShutDown() async throws {
+        let pinned = PinnedClients(capacity: 4, idleLifetime: .milliseconds(100))
+        try await TestApp.make().test(.live) { http, _ in
+            #expect(try await Self.callPinned(port: http.port ?? 0, host: "first.invalid", clients: pinned) == 200)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await Self.callPinned(port: http.port ?? 0, host: "second.invalid", clients: pinned) == 200)
+            #expect(pinned.count == 1, "the first name's client was idle past its lifetime")
+        }
+        await pinned.shutdown()
     }
 
     /// A call to a name that resolves nowhere: only the pinned address can answer it.
-    static func callPinned(port: Int) async throws -> UInt {
-        var request = HTTPClientRequest(url: "http://pinned.invalid:\(port)/healthz")
+    static func callPinned(port: Int, host: String, clients: PinnedClients) async throws -> UInt {
+        var request = HTTPClientRequest(url: "http://\(host):\(port)/healthz")
         request.method = .GET
         let deadline = NIODeadline.now() + TimeAmount.seconds(10)
-        let response = try await PinnedCall.execute(request, host: "pinned.invalid", pinnedTo: "127.0.0.1", shared: HTTPClient.shared, deadline: deadline)
+        let response = try await PinnedCall.execute(
+            request, host: host, pinnedTo: "127.0.0.1", shared: HTTPClient.shared, pinned: clients, deadline: deadline)
         return response.status.code
     }
 

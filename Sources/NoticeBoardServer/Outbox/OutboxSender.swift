@@ -31,6 +31,8 @@ final class OutboxSender: Service, Sendable {
     let outbox: OutboxServices
     let logger: Logger
     let http: HTTPClient
+    /// Clients for calls pinned to a checked address (push services and webhooks by name).
+    let pinned = PinnedClients()
     private let inFlight = Mutex(CallsInFlight())
 
     struct CallsInFlight {
@@ -104,6 +106,7 @@ final class OutboxSender: Service, Sendable {
             }
         }
         try? await http.shutdown()
+        await pinned.shutdown()
     }
 
     /// The host a delivery's calls count against (scheme, name and port).
@@ -148,9 +151,9 @@ final class OutboxSender: Service, Sendable {
             RetrySchedule.afterFailure(error, attempts: delivery.attempts, createdAt: delivery.createdAt, now: now, retryAfterSeconds: retryAfter)
         }
         guard let url = try? DeliveryURL(delivery.url, field: "url") else { return .failed(error: "the URL is no longer valid") }
-        let pinned: String?
+        let address: String?
         switch await outbox.policy.pin(url) {
-        case .connect(let address): pinned = address
+        case .connect(let checked): address = checked
         case .refused(let reason): return failure("refused: the host \(reason)", nil)
         case .unresolved: return failure("the host \(url.host) does not resolve", nil)
         }
@@ -181,7 +184,7 @@ final class OutboxSender: Service, Sendable {
             }
         }
         do {
-            let response = try await PinnedCall.execute(request, host: url.host, pinnedTo: pinned, shared: http, deadline: .now() + Self.callDeadline)
+            let response = try await PinnedCall.execute(request, host: url.host, pinnedTo: address, shared: http, pinned: pinned, deadline: .now() + Self.callDeadline)
             let status = Int(response.status.code)
             if (200..<300).contains(status) { return .delivered }
             if case .subscription = delivery.target, status == 404 || status == 410 {

@@ -8,29 +8,26 @@ import NIOCore
 /// rebinding). The response's body is read (at most 64 KiB) before it is returned.
 enum PinnedCall {
     static func execute(
-        _ request: HTTPClientRequest, host: String, pinnedTo address: String?, shared: HTTPClient, deadline: NIODeadline
+        _ request: HTTPClientRequest, host: String, pinnedTo address: String?, shared: HTTPClient, pinned: PinnedClients,
+        deadline: NIODeadline
     ) async throws -> HTTPClientResponse {
-        guard let address else {
-            let response = try await shared.execute(request, deadline: deadline)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            return response
+        guard let address else { return try await call(request, on: shared, deadline: deadline) }
+        return try await pinned.withClient(host: host, url: request.url, address: address) { client in
+            try await call(request, on: client, deadline: deadline)
         }
-        // One client per pinned call: AsyncHTTPClient takes overrides per client, not per request.
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration(pinning: host, in: request.url, to: address))
-        do {
-            let response = try await client.execute(request, deadline: deadline)
-            _ = try? await response.body.collect(upTo: 64 * 1024)
-            try? await client.shutdown()
-            return response
-        } catch {
-            try? await client.shutdown()
-            throw error
-        }
+    }
+
+    private static func call(_ request: HTTPClientRequest, on client: HTTPClient, deadline: NIODeadline) async throws -> HTTPClientResponse {
+        let response = try await client.execute(request, deadline: deadline)
+        _ = try? await response.body.collect(upTo: 64 * 1024)
+        return response
     }
 
     /// The sender's settings, with every spelling of the URL's host mapped to the address.
     static func configuration(pinning host: String, in url: String, to address: String) -> HTTPClient.Configuration {
         var configuration = HTTPClient.Configuration(redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
+        configuration.connectionPool = .init(idleTimeout: .seconds(30))
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = OutboxSender.maxPerHost
         for name in [host, URL(string: url)?.host].compactMap({ $0 }) {
             configuration.dnsOverride[name] = address
         }
