@@ -10,6 +10,7 @@ import random
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 
 import http_ece
@@ -34,8 +35,11 @@ def b64url(data):
 def call(method, path, body=None, headers=None):
     request = urllib.request.Request(URL + path, method=method, data=json.dumps(body).encode() if body is not None else None,
                                      headers={"Content-Type": "application/json", **(headers or {})})
-    with urllib.request.urlopen(request, timeout=30) as response:
-        return json.loads(response.read() or b"null")
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        raise SystemExit(f"{method} {path} answered {error.code}: {error.read().decode()}")
 
 
 class PushService:
@@ -101,7 +105,7 @@ def main():
         area = {"lat": CENTRE[0] + rng.uniform(-0.005, 0.005), "lon": CENTRE[1] + rng.uniform(-0.005, 0.005), "radius": 2000}
         call("POST", "/api/v1/push/subscriptions",
              {"subscription": {"endpoint": endpoint, "keys": {"p256dh": b64url(public), "auth": b64url(auth)}}, "area": area},
-             {"X-Forwarded-For": f"10.{index >> 16 & 255}.{index >> 8 & 255}.{index & 255}"})
+             {"X-Forwarded-For": f"10.{index >> 16 & 255}.{index >> 8 & 255}.{index & 255}", "X-Device-Key": f"bench-device-{index:08d}"})
     time.sleep(2)  # the subscriptions are in every instance's target index
     expected = SUBSCRIPTIONS * POSTS
     cpu_before, started = cpu_seconds(), time.monotonic()
