@@ -21,6 +21,9 @@ struct TextArena: Sendable {
     /// Bytes held (capacity, not just use).
     var bytes: Int { chunks.reduce(0) { $0 + $1.capacity } }
 
+    /// Where each chunk's bytes are, to show they never move.
+    var chunkAddresses: [UnsafeRawPointer?] { chunks.map { $0.withUnsafeBytes { $0.baseAddress } } }
+
     mutating func append(_ text: String) -> Span {
         var text = text
         return text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
@@ -28,7 +31,8 @@ struct TextArena: Sendable {
 
     mutating func append(_ utf8: UnsafeRawBufferPointer) -> Span {
         precondition(utf8.count <= Self.maxBytes, "a text of \(utf8.count) bytes does not fit a span")
-        if chunks.isEmpty || chunks[chunks.count - 1].count + utf8.count > Self.chunkBytes {
+        // A trimmed chunk (capacity cut to its count) is full: growing it would move its bytes.
+        if chunks.isEmpty || chunks[chunks.count - 1].count + utf8.count > Self.chunkBytes || chunks[chunks.count - 1].capacity < Self.chunkBytes {
             var chunk: [UInt8] = []
             chunk.reserveCapacity(Self.chunkBytes)
             chunks.append(chunk)
@@ -74,7 +78,8 @@ struct TextArena: Sendable {
         return (fresh, moved)
     }
 
-    /// Gives back the unused end of the last chunk (after a load: nothing more may come for long).
+    /// Gives back the unused end of the last chunk (after a load: nothing more may come for long);
+    /// the chunk is full from then on, so what comes later goes into a new one.
     mutating func trimLastChunk() {
         guard let last = chunks.indices.last, chunks[last].capacity > chunks[last].count else { return }
         chunks[last] = chunks[last].exactCopy()
