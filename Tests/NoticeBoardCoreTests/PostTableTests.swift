@@ -47,8 +47,12 @@ import Testing
                     #expect(row.beacon == expected.beacon)
                     #expect(row.deviceHash == expected.deviceHash)
                 }
+                #expect(table.devicesKnown == Set(oracle.values.compactMap(\.deviceHash)).count, "devices of removed posts kept")
             }
         }
+        // Every row gone: no device is remembered.
+        for row in rows.values { table.remove(at: row) }
+        #expect(table.devicesKnown == 0)
         #expect(table.compactions > 0)
         #expect(table.garbageBytes <= max(4096, table.liveBytes))
     }

@@ -21,7 +21,7 @@ struct PostTable: Sendable {
     private var beacons: [Int32: String] = [:]
     private var freeRows: [Int32] = []
     private var texts = TextArena()
-    private var deviceNames = Interner<UInt32>()
+    private var deviceNames = DeviceNames()
     /// Garbage below this is left alone (tests make it small).
     private let compactionFloor: Int
     private(set) var compactions = 0
@@ -81,7 +81,9 @@ struct PostTable: Sendable {
         }
         fields[i].replies = Int32(clamping: post.replyCount)
         fields[i].accuracy = post.accuracy ?? .nan
+        let previous = fields[i].device
         fields[i].device = device(post.deviceHash)
+        if previous != 0 { deviceNames.release(previous - 1) }
         if post.beacon != nil || !beacons.isEmpty { beacons[r] = post.beacon }
     }
 
@@ -89,6 +91,7 @@ struct PostTable: Sendable {
         let i = Int(r)
         guard fields[i].span != TextArena.noSpan else { return }
         texts.release(fields[i].span)
+        if fields[i].device != 0 { deviceNames.release(fields[i].device - 1) }
         fields[i] = Fields()
         beacons[r] = nil
         freeRows.append(r)
@@ -114,8 +117,11 @@ struct PostTable: Sendable {
     }
 
     private mutating func device(_ hash: String?) -> UInt32 {
-        hash.map { deviceNames.intern($0) + 1 } ?? 0
+        hash.map { deviceNames.retain($0) + 1 } ?? 0
     }
+
+    /// Devices named by the rows held now.
+    var devicesKnown: Int { deviceNames.count }
 
     private mutating func compactTexts() {
         let live = fields.indices.filter { fields[$0].span != TextArena.noSpan }
