@@ -8,7 +8,7 @@ import Testing
 /// A `post.created` on its way when its post is hidden: whichever of the hide, the dispatcher's
 /// turn and the recording of the delivery comes first, the webhook gets `post.removed` once.
 @Suite(.timeLimit(.minutes(2))) struct RemovalRecordTests {
-    @Test func aDeliveryRecordedAfterItsPostWasHiddenQueuesTheRemoval() async throws {
+    @Test(arguments: [false, true]) func aDeliveryRecordedAfterItsPostWasHiddenQueuesTheRemoval(batched: Bool) async throws {
         let endpoint = try await TestDatabase.fresh()
         try await TestDatabase.withClient(endpoint) { client in
             let pool = DatabasePool(client)
@@ -33,9 +33,15 @@ import Testing
             let queuedByTurn = try await store.withDispatchTurn(deadline: .seconds(30)) { turn in try await turn.queueRemovals(of: posts) }
             #expect(queuedByTurn == 0, "nothing was delivered yet: the turn cannot follow up")
             #expect(try await scalar("SELECT count(*) FROM deliveries WHERE status = 'skipped'") == 0, "on their way: not skipped")
-            // Their outcomes arrive: delivered, so each is followed by its removal.
-            for delivery in claimed { try await store.record(.delivered, of: delivery) }
+            // Their outcomes arrive (one by one, or together as a busy sender writes them):
+            // delivered, so each is followed by its removal.
+            if batched {
+                try await store.recordDelivered(claimed)
+            } else {
+                for delivery in claimed { try await store.record(.delivered, of: delivery) }
+            }
             #expect(try await scalar("SELECT count(*) FROM deliveries WHERE event = 'post.removed'") == 3)
+            #expect(try await scalar("SELECT count(*) FROM deliveries WHERE event = 'post.created' AND status = 'delivered'") == 3)
             // The turn planning the same removals again adds none.
             _ = try await store.withDispatchTurn(deadline: .seconds(30)) { turn in try await turn.queueRemovals(of: posts) }
             #expect(try await scalar("SELECT count(*) FROM deliveries WHERE event = 'post.removed'") == 3)

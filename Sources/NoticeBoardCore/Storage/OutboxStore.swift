@@ -31,6 +31,8 @@ public protocol OutboxStore: Sendable {
     /// How an attempt ended. A `post.created` delivered for a post that has left the board
     /// meanwhile queues its `post.removed` too, whatever order the two happened in.
     func record(_ outcome: DeliveryOutcome, of delivery: ClaimedDelivery) async throws
+    /// `record(.delivered, of:)` for each of these, in one transaction.
+    func recordDelivered(_ deliveries: [ClaimedDelivery]) async throws
     /// Deliveries waiting to be sent (the queue's depth).
     func pendingCount() async throws -> Int
 }

@@ -249,6 +249,33 @@ public struct PostgresOutboxStore: OutboxStore {
         }
     }
 
+    public func recordDelivered(_ deliveries: [ClaimedDelivery]) async throws {
+        guard !deliveries.isEmpty else { return }
+        let all = deliveries.map(\.sequence)
+        let created = deliveries.filter { $0.event == .created }
+        let createdIds = created.map(\.sequence)
+        let posts = Set(created.map(\.postId)).sorted()
+        try await StoreErrors.bounded { [self] in
+            try await client.withTransaction(logger: logger) { connection in
+                // As `record` does for one, with the posts locked in id order so two batches
+                // never wait on each other.
+                if !posts.isEmpty {
+                    _ = try await connection.query("SELECT 1 FROM posts WHERE id = ANY(\(posts)::int8[]) ORDER BY id FOR SHARE", logger: logger)
+                }
+                _ = try await connection.query(
+                    "UPDATE deliveries SET status = 'delivered', last_error = NULL, lease_until = NULL WHERE id = ANY(\(all)::int8[])", logger: logger)
+                guard !createdIds.isEmpty else { return }
+                _ = try await connection.query(
+                    """
+                    \(unescaped: PostgresDispatchTurn.removalInsert)
+                    WHERE d.id = ANY(\(createdIds)::int8[])
+                      AND NOT coalesce((SELECT \(unescaped: PostgresDispatchTurn.liveCondition) FROM posts p WHERE p.id = d.post_id), false)
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+        }
+    }
+
     public func pendingCount() async throws -> Int {
         try await StoreErrors.bounded { [self] in
             for try await count in try await client.query("SELECT count(*)::int8 FROM deliveries WHERE status = 'pending'", logger: logger).decode(Int64.self) {

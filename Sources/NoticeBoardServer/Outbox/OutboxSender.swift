@@ -12,13 +12,23 @@ import Synchronization
 
 /// Sends due deliveries: every instance runs one, each claims deliveries under a lease (so one
 /// instance sends each, and another takes over what a dead one held), and records how each
-/// attempt ended. Calls run side by side, at most `maxInFlight` in all and `maxPerHost` to any
-/// one host: a receiver that hangs holds its own slots only, and what is claimed for a host
-/// already at its bound is given back for a little later. Every call has a deadline shorter
+/// attempt ended (deliveries that succeed together in one transaction, `DeliveredBatch`). Calls
+/// run side by side, at most `maxInFlight` in all and `maxPerHost` to any one host, and
+/// `maxPerSlowHost` to a host that took longer than `slowCall` to answer within the last
+/// `slowMemory`: a receiver that hangs holds a few slots of its own only, and a push service
+/// that answers promptly gets as many as a city's fan-out needs. What is claimed for a host already at its bound waits
+/// in memory for one of that host's slots (at most `maxWaiting` in all, each for at most
+/// `maxWait`) and is given back for a little later past that. Every call has a deadline shorter
 /// than the lease.
 final class OutboxSender: Service, Sendable {
-    static let maxInFlight = 64
-    static let maxPerHost = 8
+    static let maxInFlight = 128
+    static let maxPerHost = 32
+    static let maxPerSlowHost = 8
+    static let slowCall = Duration.seconds(2)
+    static let slowMemory = Duration.seconds(60)
+    static let maxWaiting = 256
+    /// Half the lease: a delivery waiting longer is given back while its lease still holds.
+    static let maxWait = Duration.seconds(15)
     /// Twice the call's deadline: a delivery held by an instance that died waits this long.
     static let lease = Duration.seconds(30)
     static let callDeadline = TimeAmount.seconds(15)
@@ -33,29 +43,94 @@ final class OutboxSender: Service, Sendable {
     let http: HTTPClient
     /// Clients for calls pinned to a checked address (push services and webhooks by name).
     let pinned = PinnedClients()
+    let delivered: DeliveredBatch
     private let inFlight = Mutex(CallsInFlight())
 
     struct CallsInFlight {
         var total = 0
         var byHost: [String: Int] = [:]
+        /// Claimed for a host at its bound, oldest first, with when each was claimed.
+        var waiting: [String: [(ClaimedDelivery, ContinuousClock.Instant)]] = [:]
+        var waitingCount = 0
+        /// Hosts that answered slowly, until when they count as slow.
+        var slowUntil: [String: ContinuousClock.Instant] = [:]
+
+        func bound(of host: String, now: ContinuousClock.Instant = .now) -> Int {
+            guard let until = slowUntil[host], until > now else { return OutboxSender.maxPerHost }
+            return OutboxSender.maxPerSlowHost
+        }
+
+        /// How long a call to the host took: a slow one lowers the host's bound for a while.
+        mutating func took(_ duration: Duration, host: String, now: ContinuousClock.Instant = .now) {
+            if duration > OutboxSender.slowCall {
+                slowUntil[host] = now + OutboxSender.slowMemory
+            } else if let until = slowUntil[host], until <= now {
+                slowUntil[host] = nil
+            }
+        }
 
         mutating func enter(_ host: String) -> Bool {
-            guard byHost[host, default: 0] < OutboxSender.maxPerHost else { return false }
+            guard byHost[host, default: 0] < bound(of: host) else { return false }
             byHost[host, default: 0] += 1
             total += 1
             return true
         }
 
-        mutating func leave(_ host: String) {
+        /// Keeps a delivery for its busy host; false when the waiting room is full.
+        mutating func wait(_ delivery: ClaimedDelivery, for host: String) -> Bool {
+            guard waitingCount < OutboxSender.maxWaiting else { return false }
+            waiting[host, default: []].append((delivery, .now))
+            waitingCount += 1
+            return true
+        }
+
+        /// The host's next waiting delivery, which takes over the slot; without one (or when the
+        /// slot is not to be passed on, at shutdown) the slot is left.
+        mutating func next(for host: String, passing: Bool = true) -> ClaimedDelivery? {
+            if passing, var queue = waiting[host], !queue.isEmpty {
+                let (delivery, _) = queue.removeFirst()
+                waiting[host] = queue.isEmpty ? nil : queue
+                waitingCount -= 1
+                return delivery
+            }
             total -= 1
             byHost[host, default: 1] -= 1
             if byHost[host] == 0 { byHost[host] = nil }
+            return nil
+        }
+
+        /// Waiting deliveries that may start now (their host below its bound, room in all),
+        /// each taking its slot.
+        mutating func startable() -> [(host: String, delivery: ClaimedDelivery)] {
+            var started: [(host: String, delivery: ClaimedDelivery)] = []
+            for host in Array(waiting.keys) where total < OutboxSender.maxInFlight {
+                while total < OutboxSender.maxInFlight, var queue = waiting[host], !queue.isEmpty, enter(host) {
+                    started.append((host, queue.removeFirst().0))
+                    waiting[host] = queue.isEmpty ? nil : queue
+                    waitingCount -= 1
+                }
+            }
+            return started
+        }
+
+        /// Deliveries that waited past `maxWait`, taken out to be given back.
+        mutating func takeStale(now: ContinuousClock.Instant = .now) -> [ClaimedDelivery] {
+            var stale: [ClaimedDelivery] = []
+            for (host, queue) in waiting {
+                let old = queue.prefix { now - $0.1 > OutboxSender.maxWait }
+                guard !old.isEmpty else { continue }
+                stale += old.map(\.0)
+                waiting[host] = queue.count == old.count ? nil : Array(queue.dropFirst(old.count))
+                waitingCount -= old.count
+            }
+            return stale
         }
     }
 
     init(outbox: OutboxServices, logger: Logger) {
         self.outbox = outbox
         self.logger = logger
+        delivered = DeliveredBatch(store: outbox.store, logger: logger)
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .disallow, timeout: .init(connect: .seconds(5), read: .seconds(10)))
         configuration.connectionPool = .init(idleTimeout: .seconds(30))
@@ -75,7 +150,9 @@ final class OutboxSender: Service, Sendable {
                             depthMeasured = .now
                             Gauge(label: "noticeboard_outbox_pending").record(try await self.outbox.store.pendingCount())
                         }
-                        let room = Self.maxInFlight - self.inFlight.withLock { $0.total }
+                        for stale in self.inFlight.withLock({ $0.takeStale() }) { group.addTask { await self.giveBack(stale) } }
+                        for (host, delivery) in self.inFlight.withLock({ $0.startable() }) { self.send(delivery, to: host, in: &group) }
+                        let room = self.inFlight.withLock { Self.maxInFlight - $0.total + Self.maxWaiting - $0.waitingCount }
                         guard room > 0 else {
                             try? await Task.sleep(for: .milliseconds(20))
                             continue
@@ -85,14 +162,17 @@ final class OutboxSender: Service, Sendable {
                         var started = 0
                         for delivery in claimed {
                             let host = Self.hostKey(delivery.url)
-                            guard self.inFlight.withLock({ $0.enter(host) }) else {
-                                group.addTask { await self.giveBack(delivery) }
-                                continue
+                            enum Placement { case started, waiting, full }
+                            let placement = self.inFlight.withLock { calls -> Placement in
+                                if calls.total < Self.maxInFlight, calls.enter(host) { return .started }
+                                return calls.wait(delivery, for: host) ? .waiting : .full
                             }
-                            started += 1
-                            group.addTask {
-                                await self.deliver(delivery)
-                                self.inFlight.withLock { $0.leave(host) }
+                            switch placement {
+                            case .started:
+                                started += 1
+                                self.send(delivery, to: host, in: &group)
+                            case .waiting: continue
+                            case .full: group.addTask { await self.giveBack(delivery) }
                             }
                         }
                         if started > 0, claimed.count == room { continue }
@@ -105,8 +185,28 @@ final class OutboxSender: Service, Sendable {
                 group.cancelAll()
             }
         }
+        await delivered.drain(within: .seconds(3))
         try? await http.shutdown()
         await pinned.shutdown()
+    }
+
+    /// Sends a delivery in a slot of its host's, which then passes to the host's waiting
+    /// deliveries one after another, and is left when none waits.
+    private func send(_ delivery: ClaimedDelivery, to host: String, in group: inout DiscardingTaskGroup) {
+        group.addTask {
+            var next: ClaimedDelivery? = delivery
+            while let current = next {
+                let started = ContinuousClock.now
+                await self.deliver(current)
+                let (took, passing) = (ContinuousClock.now - started, !Task.isCancelled)
+                next = self.inFlight.withLock { calls in
+                    calls.took(took, host: host)
+                    // A host that became slow gives back the slots above its lower bound.
+                    guard calls.byHost[host, default: 0] <= calls.bound(of: host) else { return calls.next(for: host, passing: false) }
+                    return calls.next(for: host, passing: passing)
+                }
+            }
+        }
     }
 
     /// The host a delivery's calls count against (scheme, name and port).
@@ -137,7 +237,11 @@ final class OutboxSender: Service, Sendable {
         }
         Counter(label: "noticeboard_deliveries_total", dimensions: [("kind", kind), ("outcome", label)]).increment()
         do {
-            try await outbox.store.record(outcome, of: delivery)
+            if case .delivered = outcome {
+                await delivered.record(delivery)
+            } else {
+                try await outbox.store.record(outcome, of: delivery)
+            }
         } catch {
             // The lease runs out and the delivery is tried again: at least once, never lost.
             logger.warning("recording a delivery failed", metadata: ["delivery": "\(delivery.deliveryId)", "error": "\(error)"])
