@@ -139,6 +139,7 @@ let package = Package(
                 "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport", "DatabaseTestSupport",
                 hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),
                 .product(name: "CompressNIO", package: "compress-nio"),
                 httpTypes,
                 postgresNIO,

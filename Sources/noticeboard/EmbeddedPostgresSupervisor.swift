@@ -17,7 +17,7 @@ struct EmbeddedPostgresSupervisor: Service {
 
     func run() async throws {
         // Shutdown does not wait for a backoff to run out.
-        try? await cancelWhenGracefulShutdown { await watch() }
+        await cancelWhenGracefulShutdown { await watch() }
     }
 
     private func watch() async {

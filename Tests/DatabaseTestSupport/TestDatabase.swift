@@ -38,11 +38,11 @@ public enum TestDatabase {
     public static func fresh() async throws -> DatabaseEndpoint {
         let admin = try admin.get()
         let name = "nb_test_\(getpid())_\(counter.add(1, ordering: .relaxed).newValue)"
-        try await withClient(admin) { client in
+        _ = try await withClient(admin) { client in
             try await client.query("CREATE DATABASE \(unescaped: name)", logger: logger)
         }
         let endpoint = admin.with(database: name)
-        try await withClient(endpoint) { client in
+        _ = try await withClient(endpoint) { client in
             try await Migrator(client: DatabasePool(client), logger: logger).migrate(try Migration.bundled())
         }
         return endpoint

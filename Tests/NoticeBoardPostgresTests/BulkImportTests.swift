@@ -141,7 +141,7 @@ import Testing
     @Test func swiftWritesFloatsAsPostgresDoes() async throws {
         let endpoint = try await TestDatabase.fresh()
         var generator = SplitMix(seed: 5)
-        var values = Self.numbers + Self.numbers.map { -$0 } + [10000, 9999.5, 359.9999999, 5e-324, 1.5e-300]
+        var values = Self.numbers + Self.numbers.map { -$0 } + [10000, 9999.5, 359.9999999, .leastNonzeroMagnitude, 1.5e-300]
         for _ in 0..<3000 { values.append((Double.random(in: -180...180, using: &generator) * 1e7).rounded() / 1e7) }
         for _ in 0..<1000 { values.append(Double.random(in: -1e-3...1e-3, using: &generator)) }
         for _ in 0..<1000 { values.append(Double(Int.random(in: -80000...80000, using: &generator)) / 8) }

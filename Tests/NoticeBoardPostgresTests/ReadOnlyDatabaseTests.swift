@@ -10,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct ReadOnlyDatabaseTests {
     @Test func aReadOnlyDatabaseMakesPostsUnavailable() async throws {
         let endpoint = try await TestDatabase.fresh()
-        try await TestDatabase.withClient(endpoint) { client in
+        _ = try await TestDatabase.withClient(endpoint) { client in
             try await client.query("ALTER DATABASE \(unescaped: endpoint.database) SET default_transaction_read_only = on", logger: TestDatabase.logger)
         }
         try await TestDatabase.withClient(endpoint) { client in

@@ -1,5 +1,4 @@
 import AsyncHTTPClient
-import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -48,7 +47,7 @@ import Testing
         let took = ContinuousClock.now - started
         #expect(addresses?.isEmpty == false)
         #expect(took < .seconds(2), "the lookup waited \(took)")
-        for job in busy { try await job.get() }
+        for job in busy { _ = try await job.get() }
     }
 
     @Test func theCallConnectsToTheAddressThatWasCheckedAndKeepsItsClient() async throws {
@@ -92,17 +91,7 @@ import Testing
         var app = try await TestApp.make()
         app.outbox = true
         try await app.test { http, _ in
-            let subscription: [String: Any] = [
-                "subscription": [
-                    "endpoint": "http://10.0.0.9/push",
-                    "keys": [
-                        "p256dh": Base64URL.encode(P256.KeyAgreement.PrivateKey().publicKey.x963Representation),
-                        "auth": Base64URL.encode((0..<16).map { _ in UInt8.random(in: 0...255) }),
-                    ],
-                ],
-                "area": ["lat": 1.0, "lon": 1.0, "radius": 100],
-            ]
-            let body = String(decoding: try JSONSerialization.data(withJSONObject: subscription), as: UTF8.self)
+            let body = try OutboxRouteTests.subscription(endpoint: "http://10.0.0.9/push", lat: 1, lon: 1)
             let headers: HTTPFields = [HTTPField.Name("X-Device-Key")!: "device-key-for-push-01"]
             var statuses: [HTTPResponse.Status] = []
             for _ in 0..<6 { statuses.append(try await http.postJSON(body, headers: headers, uri: "/api/v1/push/subscriptions").status) }

@@ -78,7 +78,7 @@ import Testing
         var random = SeededGenerator(seed: seed)
         var values: [Double] = [
             0, -0.0, 1, -1, 0.1, 0.2, 0.3, 1.0 / 3, 0.001, -0.001, 0.000_999_999_9, 0.000_1, 0.000_099_999_9, 0.000_05, 0.000_01, 0.000_001, 0.000_000_1, 99_999_999.999_999_9,
-            100_000_000, 1e15, 9_007_199_254_740_992, 5e-324, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
+            100_000_000, 1e15, 9_007_199_254_740_992, .leastNonzeroMagnitude, .greatestFiniteMagnitude, -.greatestFiniteMagnitude,
             180, -180, 90, -90, 359.999_999_9, 1e-7, 12.5, 40.768213, 2.349_999_999_999_999_6,
         ]
         for _ in 0..<20_000 {

@@ -57,8 +57,8 @@ import Testing
             _ = try await Self.scalar(client, Self.webhookSQL)
             // A transaction takes the next change number and stays open: a gap below everything after.
             try await client.withConnection { held in
-                _ = try await held.query("BEGIN")
-                _ = try await held.query("INSERT INTO posts (lat, lon, message, tag) VALUES (1, 2, 'gap', 'food')")
+                _ = try await held.query("BEGIN", logger: TestDatabase.logger)
+                _ = try await held.query("INSERT INTO posts (lat, lon, message, tag) VALUES (1, 2, 'gap', 'food')", logger: TestDatabase.logger)
                 _ = try await client.query(
                     "INSERT INTO posts (lat, lon, message, tag) SELECT 1, 2, 'after ' || n, 'food' FROM generate_series(1, 2500) n")
                 var turns = 0
@@ -72,7 +72,7 @@ import Testing
                 // Another turn while the gap is open plans nothing twice.
                 _ = try await dispatcher.turn()
                 #expect(try await Self.scalar(client, "SELECT count(*) FROM deliveries") == 2500)
-                _ = try await held.query("COMMIT")
+                _ = try await held.query("COMMIT", logger: TestDatabase.logger)
             }
             _ = try await dispatcher.turn()
             #expect(try await Self.scalar(client, "SELECT count(*) FROM deliveries WHERE event = 'post.created'") == 2501, "the gap's post once it commits")

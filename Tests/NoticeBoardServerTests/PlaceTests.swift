@@ -201,7 +201,7 @@ import Testing
             }
             #expect(try await remove("\(second.id)") == .noContent)
             #expect(try await remove("\(second.id)") == .notFound)
-            #expect(try await remove("zero") == .badRequest)
+            #expect(try await remove("zero") == .notFound, "an id that is not a positive integer names no announcement")
             #expect(try await http.get("/api/v1/places/canteen/announcements").decoded(Announcements.self).announcements.isEmpty)
             #expect(try await http.get("/api/v1/places/nowhere/announcements").status == .notFound)
         }

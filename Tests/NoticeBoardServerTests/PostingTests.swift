@@ -99,6 +99,9 @@ import Testing
             #expect(wrongMethod.status == .methodNotAllowed)
             #expect(try wrongMethod.decoded(ErrorBody.self).error.code == "method_not_allowed")
             #expect(try await http.execute(uri: "/api/v1/posts/5", method: .put).status == .methodNotAllowed)
+            #expect(try await http.execute(uri: "/api/v1/posts/abc", method: .head).status == .notFound, "a HEAD is judged as its GET")
+            let malformed = try await http.execute(uri: "/api/v1/posts/0/like", method: .put)
+            #expect(try malformed.status == .notFound && malformed.decoded(ErrorBody.self).error.message == "no such post")
         }
     }
 

@@ -38,7 +38,7 @@ import Testing
     static func post(_ http: any TestClientProtocol, key: String? = nil, extra: String = "", lat: Double = 22.4196) async throws -> [String: Any] {
         let response = try await http.postJSON(postJSON(lat: lat, lon: 114.2068, extra: extra), headers: key.map { device($0) } ?? [:])
         #expect(response.status == .created, "\(String(buffer: response.body))")
-        return try object(response)
+        return object(response)
     }
 
     @Test func aLikeIsOnePerDeviceAndShowsEverywhere() async throws {

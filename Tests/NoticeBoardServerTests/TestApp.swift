@@ -15,7 +15,8 @@ struct TestApp {
     var endpoint: DatabaseEndpoint
     var settings = ServerSettings(port: 0, postRatePerMinute: 0)
     var placeLimit = PlaceLimits.places
-    /// Webhooks and push (their routes answer 503 without it).
+    /// Webhooks and push with their dispatcher and sender, as `serve` wires them (their routes
+    /// answer 503 without). Off by default: the two poll the database, which every app at once starves.
     var outbox = false
     /// Run beside the database client (a test's own services).
     var services: [any Service] = []

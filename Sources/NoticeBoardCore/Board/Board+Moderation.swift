@@ -10,7 +10,7 @@ extension Board {
 
     /// Records a client's report, once per client; the post is hidden when distinct reporters
     /// reach `threshold`.
-    public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome {
+    public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> PostReportOutcome {
         let outcome = try await moderationStore().report(postId: postId, clientHash: clientHash, reason: reason, threshold: threshold)
         if case .recorded(_, let autoHidden?) = outcome { apply(autoHidden) }
         return outcome

@@ -62,14 +62,18 @@ public struct StatusChange: Sendable, Equatable {
     }
 }
 
-public enum ReportOutcome: Sendable, Equatable {
+/// What a report of a post or a reply did; `Hidden` is the status change an auto-hide made.
+public enum ReportOutcome<Hidden: Sendable & Equatable>: Sendable, Equatable {
     /// A first report from this client; `autoHidden` when it reached the threshold.
-    case recorded(reportCount: Int, autoHidden: StatusChange?)
-    /// This client had reported the post already: counted once.
+    case recorded(reportCount: Int, autoHidden: Hidden?)
+    /// This client had reported it already: counted once.
     case repeated
-    /// No such post, or not visible.
+    /// No such post or reply, or not open to reports.
     case notFound
 }
+
+public typealias PostReportOutcome = ReportOutcome<StatusChange>
+public typealias ReplyReportOutcome = ReportOutcome<ReplyStatusChange>
 
 public enum ModerationError: Error, Sendable, Equatable {
     /// The post is deleted: it cannot be restored or hidden again.

@@ -9,7 +9,7 @@ public protocol ModerationStore: Sendable {
     /// Deletes a post for the device it was posted from (audited as `author_delete`).
     func deleteByAuthor(postId: Int64, deviceHash: String) async throws -> AuthorDeleteOutcome
     /// Counts a report once per client; hides the post when distinct reporters reach `threshold`.
-    func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome
+    func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> PostReportOutcome
     func moderationPosts(_ query: ModerationQuery) async throws -> Page<ModeratedPost>
     /// One post in any status, as moderators see it; `nil` if there is no such post.
     func moderatedPost(id: Int64) async throws -> ModeratedPost?

@@ -26,8 +26,3 @@ public protocol ReplyStore: Sendable {
     func moderationReplies(_ query: ReplyModerationQuery) async throws -> Page<ModeratedReply>
 }
 
-public enum ReplyReportOutcome: Sendable, Equatable {
-    case recorded(reportCount: Int, autoHidden: ReplyStatusChange?)
-    case repeated
-    case notFound
-}

@@ -82,36 +82,19 @@ public struct PostgresModerationStore: ModerationStore, ModeratorAccountStore {
         }
     }
 
-    public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReportOutcome {
-        try await StoreErrors.bounded { [self] in
+    public func report(postId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> PostReportOutcome {
+        let flow = ReportFlow(
+            lock: "SELECT id FROM posts WHERE id = \(postId) AND \(unescaped: PostOpenness.openCondition) FOR UPDATE",
+            record: """
+                INSERT INTO reports (post_id, client_hash, reason) VALUES (\(postId), \(clientHash), \(reason))
+                ON CONFLICT DO NOTHING RETURNING post_id
+                """,
+            count: "SELECT count(*)::int8 FROM reports WHERE post_id = \(postId)")
+        return try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
-                var open = false
-                for try await _ in try await connection.query(
-                    "SELECT id FROM posts WHERE id = \(postId) AND \(unescaped: PostOpenness.openCondition) FOR UPDATE", logger: logger
-                ) {
-                    open = true
+                try await flow.run(threshold: threshold, on: connection, logger: logger) { reason in
+                    try await Self.apply(.autoHide, to: postId, actor: "system", reason: reason, on: connection, logger: logger)
                 }
-                guard open else { return .notFound }
-                var inserted = false
-                for try await _ in try await connection.query(
-                    """
-                    INSERT INTO reports (post_id, client_hash, reason) VALUES (\(postId), \(clientHash), \(reason))
-                    ON CONFLICT DO NOTHING RETURNING post_id
-                    """, logger: logger)
-                {
-                    inserted = true
-                }
-                guard inserted else { return .repeated }
-                var count = 0
-                for try await value in try await connection.query(
-                    "SELECT count(*)::int8 FROM reports WHERE post_id = \(postId)", logger: logger
-                ).decode(Int.self) {
-                    count = value
-                }
-                guard count >= threshold else { return .recorded(reportCount: count, autoHidden: nil) }
-                let change = try await Self.apply(
-                    .autoHide, to: postId, actor: "system", reason: "reported by \(count) clients", on: connection, logger: logger)
-                return .recorded(reportCount: count, autoHidden: change)
             }
         }
     }

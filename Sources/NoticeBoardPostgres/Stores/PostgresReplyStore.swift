@@ -150,38 +150,21 @@ public struct PostgresReplyStore: ReplyStore {
     }
 
     public func report(replyId: Int64, clientHash: String, reason: String, threshold: Int) async throws -> ReplyReportOutcome {
-        try await StoreErrors.bounded { [self] in
+        let flow = ReportFlow(
+            lock: """
+                SELECT r.id FROM replies r JOIN posts p ON p.id = r.post_id
+                WHERE r.id = \(replyId) AND r.status = 'visible' AND p.status = 'visible' FOR UPDATE OF r
+                """,
+            record: """
+                INSERT INTO reply_reports (reply_id, client_hash, reason) VALUES (\(replyId), \(clientHash), \(reason))
+                ON CONFLICT DO NOTHING RETURNING reply_id
+                """,
+            count: "SELECT count(*)::int8 FROM reply_reports WHERE reply_id = \(replyId)")
+        return try await StoreErrors.bounded { [self] in
             try await client.withTransaction(logger: logger) { connection in
-                var reportable = false
-                for try await _ in try await connection.query(
-                    """
-                    SELECT r.id FROM replies r JOIN posts p ON p.id = r.post_id
-                    WHERE r.id = \(replyId) AND r.status = 'visible' AND p.status = 'visible' FOR UPDATE OF r
-                    """, logger: logger)
-                {
-                    reportable = true
+                try await flow.run(threshold: threshold, on: connection, logger: logger) { reason in
+                    try await Self.apply(.autoHide, to: replyId, actor: "system", reason: reason, on: connection, logger: logger)
                 }
-                guard reportable else { return .notFound }
-                var inserted = false
-                for try await _ in try await connection.query(
-                    """
-                    INSERT INTO reply_reports (reply_id, client_hash, reason) VALUES (\(replyId), \(clientHash), \(reason))
-                    ON CONFLICT DO NOTHING RETURNING reply_id
-                    """, logger: logger)
-                {
-                    inserted = true
-                }
-                guard inserted else { return .repeated }
-                var count = 0
-                for try await value in try await connection.query(
-                    "SELECT count(*)::int8 FROM reply_reports WHERE reply_id = \(replyId)", logger: logger
-                ).decode(Int.self) {
-                    count = value
-                }
-                guard count >= threshold else { return .recorded(reportCount: count, autoHidden: nil) }
-                let change = try await Self.apply(
-                    .autoHide, to: replyId, actor: "system", reason: "reported by \(count) clients", on: connection, logger: logger)
-                return .recorded(reportCount: count, autoHidden: change)
             }
         }
     }

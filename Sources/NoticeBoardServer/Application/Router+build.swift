@@ -22,13 +22,12 @@ func buildRouter(_ setup: ApplicationSetup, outbox: OutboxServices? = nil) -> Ro
     let moderation = routes.group("/api/v1/moderation", middleware: ModeratorAuthenticator(auth: auth))
 
     let postLimiter = RateLimiter(ratePerMinute: settings.postRatePerMinute, burst: settings.postBurst)
-    let reportLimiter = RateLimiter(ratePerMinute: 20, burst: 10)
     PostRoutes(board: board, postLimiter: postLimiter, identity: identity).register(on: routes)
-    ReportRoutes(board: board, identity: identity, threshold: settings.reportThreshold, limiter: reportLimiter).register(on: routes)
+    ReportRoutes(board: board, identity: identity, threshold: settings.reportThreshold, limiter: RateLimiter(ratePerMinute: 20, burst: 10))
+        .register(on: routes)
     ReactionRoutes(
         board: board, identity: identity, postLimiter: postLimiter,
-        likeLimiter: RateLimiter(ratePerMinute: settings.likeRatePerMinute, burst: max(1, settings.likeRatePerMinute / 4)),
-        reportLimiter: reportLimiter, reportThreshold: settings.reportThreshold
+        likeLimiter: RateLimiter(ratePerMinute: settings.likeRatePerMinute, burst: max(1, settings.likeRatePerMinute / 4))
     ).register(on: routes)
     AuthRoutes(
         auth: auth, identity: identity, limiter: RateLimiter(ratePerMinute: 10, burst: 5), throttle: LoginThrottle(),

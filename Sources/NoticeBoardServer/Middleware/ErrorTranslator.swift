@@ -40,19 +40,26 @@ struct ErrorTranslator: Sendable {
             context.logger.warning("database unavailable", metadata: ["reason": "\(reason)"])
             return .unavailable("the database is unavailable; retry shortly")
         case let error as HTTPError where error.status == .notFound:
-            let allowed = routes.allowedMethods(forPath: request.uri.path)
-            if !allowed.isEmpty, !allowed.contains(request.method) {
-                return APIError(
-                    .methodNotAllowed, code: "method_not_allowed", message: "\(request.method) is not allowed on this path",
-                    headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
-            }
-            return .notFound("no route for \(request.uri.path)")
+            return wrongMethod(request.method, path: request.uri.path) ?? .notFound("no route for \(request.uri.path)")
+        case let error as MalformedPathID:
+            // A HEAD that reached a route is its GET's.
+            let method = request.method == .head ? .get : request.method
+            return wrongMethod(method, path: request.uri.path) ?? .notFound("no such \(error.what)")
         case let error as HTTPError:
             return APIError(error.status, code: Self.code(for: error.status), message: error.body ?? error.status.reasonPhrase)
         default:
             context.logger.error("unexpected error", metadata: ["error": "\(String(reflecting: error))"])
             return APIError(.internalServerError, code: "internal", message: "internal error")
         }
+    }
+
+    /// 405 when the path is routed for other methods only.
+    func wrongMethod(_ method: HTTPRequest.Method, path: String) -> APIError? {
+        let allowed = routes.allowedMethods(forPath: path)
+        guard !allowed.isEmpty, !allowed.contains(method) else { return nil }
+        return APIError(
+            .methodNotAllowed, code: "method_not_allowed", message: "\(method) is not allowed on this path",
+            headers: [.allow: allowed.map(\.rawValue).joined(separator: ", ")])
     }
 
     static func code(for status: HTTPResponse.Status) -> String {

@@ -49,6 +49,8 @@ final class OutboxDispatcher: Service, Sendable {
                     failures = 0
                     if let result, result.moreWaiting { continue }
                 } catch {
+                    // Cancelled by shutdown: the turn's error is the shutdown, not a failure to report.
+                    if Task.isCancelled { break }
                     failures += 1
                     if failures == 1 || failures % 50 == 0 { self.logger.warning("dispatching deliveries failed", metadata: ["error": "\(error)"]) }
                 }

@@ -177,6 +177,8 @@ final class OutboxSender: Service, Sendable {
                         }
                         if started > 0, claimed.count == room { continue }
                     } catch {
+                        // Cancelled by shutdown: the claim's error is the shutdown, not a failure to report.
+                        if Task.isCancelled { break }
                         failures += 1
                         if failures == 1 || failures % 50 == 0 { self.logger.warning("claiming deliveries failed", metadata: ["error": "\(error)"]) }
                     }
@@ -244,7 +246,9 @@ final class OutboxSender: Service, Sendable {
             }
         } catch {
             // The lease runs out and the delivery is tried again: at least once, never lost.
-            logger.warning("recording a delivery failed", metadata: ["delivery": "\(delivery.deliveryId)", "error": "\(error)"])
+            if !Task.isCancelled {
+                logger.warning("recording a delivery failed", metadata: ["delivery": "\(delivery.deliveryId)", "error": "\(error)"])
+            }
         }
     }
 

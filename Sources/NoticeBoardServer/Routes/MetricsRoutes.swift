@@ -22,14 +22,18 @@ struct MetricsRoutes: Sendable {
         self.registry = registry
         self.token = token
         self.board = board
-        postsIndexed = registry.makeGauge(name: "noticeboard_posts_indexed", help: "Visible posts in the in-memory index.")
-        streamSubscribers = registry.makeGauge(name: "noticeboard_stream_subscribers", help: "Open live streams on this instance.")
-        indexReady = registry.makeGauge(name: "noticeboard_index_ready", help: "1 once the index is loaded.")
-        residentBytes = registry.makeGauge(
-            name: "noticeboard_process_resident_bytes", help: "Resident memory of the process; the index is most of it.")
-        places = registry.makeGauge(name: "noticeboard_places", help: "Places this instance knows.")
-        placeRevision = registry.makeGauge(
-            name: "noticeboard_place_revision", help: "The store's place revision this instance has loaded (instances agree when in step).")
+        postsIndexed = Self.gauge(registry, "posts_indexed", help: "Visible posts in the in-memory index.")
+        streamSubscribers = Self.gauge(registry, "stream_subscribers", help: "Open live streams on this instance.")
+        indexReady = Self.gauge(registry, "index_ready", help: "1 once the index is loaded.")
+        residentBytes = Self.gauge(registry, "process_resident", unit: "bytes", help: "Resident memory of the process; the index is most of it.")
+        places = Self.gauge(registry, "places", help: "Places this instance knows.")
+        placeRevision = Self.gauge(
+            registry, "place_revision", help: "The store's place revision this instance has loaded (instances agree when in step).")
+    }
+
+    /// `noticeboard_<name>[_<unit>]`, with its help line.
+    static func gauge(_ registry: PrometheusCollectorRegistry, _ name: String, unit: String = "", help: String) -> Gauge {
+        registry.makeGauge(descriptor: MetricNameDescriptor(namespace: "noticeboard", metricName: name, unitName: unit, helpText: help))
     }
 
     func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {

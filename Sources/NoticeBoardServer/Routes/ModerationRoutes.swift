@@ -42,7 +42,7 @@ struct ModerationRoutes: Sendable {
 
     func changeReply(_ action: ModerationAction, request: Request, context: AppRequestContext, reasonRequired: Bool) async throws -> Response {
         let moderator = try context.moderator()
-        let id = try ReactionRoutes.id(context, "reply")
+        let id = try context.pathID(naming: "reply")
         let reason = try await JSONBody.reason(of: request, required: reasonRequired)
         do {
             guard let change = try await board.moderateReply(action, replyId: id, by: moderator.name, reason: reason) else {
@@ -62,14 +62,12 @@ struct ModerationRoutes: Sendable {
 
     /// One post in any status: an audit entry or a reply leads to it whether or not the public can see it.
     @Sendable func post(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.moderator()
-        guard let post = try await board.moderatedPost(id: try ReactionRoutes.id(context)) else { throw APIError.notFound("no such post") }
+        guard let post = try await board.moderatedPost(id: try context.pathID(naming: "post")) else { throw APIError.notFound("no such post") }
         return JSONResponse.make(PostJSON(moderated: post))
     }
 
     /// The filtered list (every page of it, up to `exportLimit` rows read) as CSV for `noticeboard import`.
     @Sendable func export(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.moderator()
         var query = try ModerationQuery(QueryParameters(urlQuery: request.uri.query))
         query.limit = 500
         var text = PostCSV.header
@@ -92,7 +90,7 @@ struct ModerationRoutes: Sendable {
 
     func change(_ action: ModerationAction, request: Request, context: AppRequestContext, reasonRequired: Bool) async throws -> Response {
         let moderator = try context.moderator()
-        guard let id = context.parameters.get("id").flatMap({ Int64($0) }) else { throw APIError.notFound("no such post") }
+        let id = try context.pathID(naming: "post")
         let reason = try await JSONBody.reason(of: request, required: reasonRequired)
         do {
             guard let change = try await board.moderate(action, postId: id, by: moderator.name, reason: reason) else {

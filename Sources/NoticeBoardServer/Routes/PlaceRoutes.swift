@@ -72,7 +72,7 @@ struct PlaceRoutes: Sendable {
 
     @Sendable func deleteAnnouncement(_ request: Request, context: AppRequestContext) async throws -> Response {
         let moderator = try context.moderator()
-        guard let id = context.parameters.get("id").flatMap(Int64.init), id > 0 else { throw ValidationError(field: "id", "must be a positive integer") }
+        let id = try context.pathID(naming: "announcement")
         guard try await board.deleteAnnouncement(id: id, by: moderator.name) else { throw APIError.notFound("no such announcement") }
         Counter(label: "noticeboard_announcement_changes_total", dimensions: [("action", "delete")]).increment()
         return Response(status: .noContent)

@@ -61,7 +61,7 @@ struct PostRoutes: Sendable {
     @Sendable func show(_ request: Request, context: AppRequestContext) async throws -> Response {
         try board.requireLoaded()
         let deviceHash = try identity.deviceHash(of: request)
-        guard let id = context.parameters.get("id").flatMap({ Int64($0) }), let post = board.post(id: id) else {
+        guard let post = board.post(id: try context.pathID(naming: "post")) else {
             throw APIError.notFound("no such post")
         }
         var json = PostJSON(post: post)

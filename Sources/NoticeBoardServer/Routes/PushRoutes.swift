@@ -14,10 +14,8 @@ struct PushRoutes: Sendable {
     }
 
     func required() throws -> OutboxServices {
-        guard let outbox else { throw APIError.unavailable("push needs the database") }
-        return outbox
+        try OutboxServices.required(outbox, "push needs")
     }
-
 
     @Sendable func key(_ request: Request, context: AppRequestContext) async throws -> Response {
         JSONResponse.make(["publicKey": try await required().vapid().publicKey])
@@ -34,24 +32,15 @@ struct PushRoutes: Sendable {
         // The rate limit comes before the endpoint's name is looked up: lookups cost a thread each.
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = limiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
-        if case .refused(let reason) = await outbox.policy.check(draft.endpoint) {
-            throw APIError.invalid("the endpoint \(reason)", field: "subscription.endpoint")
-        }
-        if case .place(let slug)? = draft.area, outbox.board.places.places[slug] == nil {
-            throw APIError.invalid("no place has the slug \(slug)", field: "area.place")
-        }
-        let subscription = try await outbox.store.createSubscription(draft, deviceHash: device)
+        let subscription = try await outbox.subscribe(draft, deviceHash: device)
         return JSONResponse.make(status: .created, ["id": subscription.id])
     }
 
     @Sendable func unsubscribe(_ request: Request, context: AppRequestContext) async throws -> Response {
         let outbox = try required()
-        let id = try ReactionRoutes.id(context, "subscription")
+        let id = try context.pathID(naming: "subscription")
         let device = try identity.requiredDeviceHash(of: request)
-        switch try await outbox.store.deleteSubscription(id: id, deviceHash: device) {
-        case .deleted: return Response(status: .noContent)
-        case .notFound: throw APIError.notFound("no such subscription")
-        case .notYours: throw APIError(.forbidden, code: "forbidden", message: "this subscription was made with another device key")
-        }
+        try await outbox.unsubscribe(id: id, deviceHash: device)
+        return Response(status: .noContent)
     }
 }

@@ -10,8 +10,6 @@ struct ReactionRoutes: Sendable {
     /// Shared with posting: a reply counts as a post against the client's rate.
     let postLimiter: RateLimiter
     let likeLimiter: RateLimiter
-    let reportLimiter: RateLimiter
-    let reportThreshold: Int
 
     func register(on routes: Routes<some RouterMethods<AppRequestContext>>) {
         routes.on(.put, "/api/v1/posts/{id}/like") { request, context in try await like(request, context, liked: true) }
@@ -19,18 +17,11 @@ struct ReactionRoutes: Sendable {
         routes.on(.delete, "/api/v1/posts/{id}", use: deleteOwn)
         routes.on(.post, "/api/v1/posts/{id}/replies", use: reply)
         routes.on(.get, "/api/v1/posts/{id}/replies", use: replies)
-        routes.on(.post, "/api/v1/replies/{id}/reports", use: reportReply)
     }
-
-    static func id(_ context: AppRequestContext, _ what: String = "post") throws -> Int64 {
-        guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else { throw APIError.notFound("no such \(what)") }
-        return id
-    }
-
 
     func like(_ request: Request, _ context: AppRequestContext, liked: Bool) async throws -> Response {
         try board.requireLoaded()
-        let id = try Self.id(context)
+        let id = try context.pathID(naming: "post")
         let device = try identity.requiredDeviceHash(of: request)
         let client = identity.address(of: request, context: context)
         if case .limited(let retryAfter) = likeLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
@@ -48,8 +39,8 @@ struct ReactionRoutes: Sendable {
     }
 
     @Sendable func deleteOwn(_ request: Request, context: AppRequestContext) async throws -> Response {
-        // `DELETE /api/v1/posts/nearby` lands here: a path no DELETE route has (405 or 404).
-        guard let id = context.parameters.get("id").flatMap({ Int64($0) }), id > 0 else { throw HTTPError(.notFound) }
+        // `DELETE /api/v1/posts/nearby` lands here too: `ErrorTranslator` answers it 405.
+        let id = try context.pathID(naming: "post")
         try board.requireLoaded()
         guard let device = try identity.deviceHash(of: request) else {
             throw APIError(.forbidden, code: "forbidden", message: "only the device that made a note may delete it")
@@ -67,7 +58,7 @@ struct ReactionRoutes: Sendable {
 
     @Sendable func reply(_ request: Request, context: AppRequestContext) async throws -> Response {
         try board.requireLoaded()
-        let id = try Self.id(context)
+        let id = try context.pathID(naming: "post")
         let key = try PostRoutes.idempotencyKey(of: request)
         let json = try await JSONBody.read(request)
         let submission = try ReplySubmission(json: json)
@@ -101,7 +92,7 @@ struct ReactionRoutes: Sendable {
     }
 
     @Sendable func replies(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try Self.id(context)
+        let id = try context.pathID(naming: "post")
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let limit = try parameters.limit()
         let after = try parameters.timeCursor()
@@ -109,25 +100,5 @@ struct ReactionRoutes: Sendable {
         guard let page = try await board.replies(postId: id, limit: limit, after: after) else { throw APIError.notFound("no such post") }
         return JSONResponse.make(
             PageJSON(itemsKey: "replies", items: page.items.map { ReplyJSON($0, deviceHash: device) }, nextCursor: page.nextCursor))
-    }
-
-    @Sendable func reportReply(_ request: Request, context: AppRequestContext) async throws -> Response {
-        let id = try Self.id(context, "reply")
-        let reason = try await JSONBody.reason(of: request, required: true)!
-        let client = identity.address(of: request, context: context)
-        if case .limited(let retryAfter) = reportLimiter.reserve(for: client) { throw APIError.rateLimited(retryAfterSeconds: retryAfter) }
-        switch try await board.reportReply(replyId: id, clientHash: identity.hash(of: client), reason: reason, threshold: reportThreshold) {
-        case .notFound:
-            reportLimiter.refund(for: client)
-            throw APIError.notFound("no such reply")
-        case .repeated:
-            reportLimiter.refund(for: client)
-            return JSONResponse.make(status: .ok, ReportJSON(status: "already reported", reportCount: nil))
-        case .recorded(let count, let autoHidden):
-            if autoHidden != nil {
-                Counter(label: "noticeboard_moderation_actions_total", dimensions: [("action", "auto_hide")]).increment()
-            }
-            return JSONResponse.make(status: .accepted, ReportJSON(status: "reported", reportCount: count))
-        }
     }
 }

@@ -10,7 +10,6 @@ struct StatisticsRoutes: Sendable {
     }
 
     @Sendable func stats(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.moderator()
         try board.requireLoaded()
         let query = try StatsQuery(QueryParameters(urlQuery: request.uri.query), now: Timestamp.nowMilliseconds())
         return JSONResponse.make(StatisticsJSON(try await board.statistics(query)))

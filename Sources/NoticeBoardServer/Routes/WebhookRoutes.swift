@@ -1,10 +1,9 @@
 import Hummingbird
 import NoticeBoardCore
 
-/// Moderators' webhooks: create, list, delete, and each one's delivery history.
+/// Moderators' webhooks: create, list, delete, and each one's delivery history; registered on
+/// the moderation group, so a moderator is in the context of every request that reaches them.
 struct WebhookRoutes: Sendable {
-    static let maxWebhooks = 1000
-
     let outbox: OutboxServices?
 
     func register(on moderation: Routes<some RouterMethods<AppRequestContext>>) {
@@ -15,41 +14,30 @@ struct WebhookRoutes: Sendable {
     }
 
     func required() throws -> OutboxServices {
-        guard let outbox else { throw APIError.unavailable("webhooks need the database") }
-        return outbox
+        try OutboxServices.required(outbox, "webhooks need")
     }
 
     @Sendable func create(_ request: Request, context: AppRequestContext) async throws -> Response {
         let moderator = try context.moderator()
         let outbox = try required()
         let draft = try WebhookDraft(json: try await JSONBody.read(request))
-        if case .refused(let reason) = await outbox.policy.check(draft.url) { throw APIError.invalid("url \(reason)", field: "url") }
-        if case .place(let slug) = draft.area, outbox.board.places.places[slug] == nil {
-            throw APIError.invalid("no place has the slug \(slug)", field: "area.place")
-        }
-        guard try await outbox.store.webhooks().count < Self.maxWebhooks else {
-            throw APIError(.conflict, code: "limit_reached", message: "at most \(Self.maxWebhooks) webhooks; delete some first")
-        }
-        let webhook = try await outbox.store.createWebhook(draft, by: moderator.name)
+        let webhook = try await outbox.createWebhook(draft, by: moderator.name)
         return JSONResponse.make(status: .created, WebhookJSON(webhook: webhook))
     }
 
     @Sendable func list(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.moderator()
-        let hooks = try await required().store.webhooks()
+        let hooks = try await required().webhooks()
         return JSONResponse.make(["webhooks": hooks.map(WebhookJSON.init)])
     }
 
     @Sendable func delete(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.moderator()
-        let id = try ReactionRoutes.id(context, "webhook")
-        guard try await required().store.deleteWebhook(id: id) else { throw APIError.notFound("no such webhook") }
+        let id = try context.pathID(naming: "webhook")
+        try await required().deleteWebhook(id: id)
         return Response(status: .noContent)
     }
 
     @Sendable func deliveries(_ request: Request, context: AppRequestContext) async throws -> Response {
-        _ = try context.moderator()
-        let id = try ReactionRoutes.id(context, "webhook")
+        let id = try context.pathID(naming: "webhook")
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let limit = try parameters.limit()
         var before: Int64?
@@ -57,9 +45,7 @@ struct WebhookRoutes: Sendable {
             guard case .time(_, let sequence) = try PageCursor(decoding: text) else { throw APIError.invalid("not a deliveries cursor", field: "cursor") }
             before = sequence
         }
-        guard let records = try await required().store.deliveries(webhookId: id, limit: limit + 1, before: before) else {
-            throw APIError.notFound("no such webhook")
-        }
+        let records = try await required().deliveries(webhookId: id, limit: limit + 1, before: before)
         let page = Array(records.prefix(limit))
         let next = records.count > limit ? page.last.map { PageCursor.time(createdAt: $0.createdAt, id: $0.sequence).encoded } : nil
         return JSONResponse.make(PageJSON(itemsKey: "deliveries", items: page.map(DeliveryJSON.init), nextCursor: next))
