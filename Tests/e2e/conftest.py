@@ -1,4 +1,6 @@
-"""Drives the real `noticeboard` binary: real process, real HTTP, real embedded PostgreSQL."""
+"""Drives the real `noticeboard` binary: real process, real HTTP, real PostgreSQL (the shared one
+of `shared_postgres.py`, or an embedded cluster of the test's own where the test is about it)."""
+import atexit
 import os
 import re
 import shutil
@@ -14,19 +16,51 @@ import requests
 BINARY = os.environ.get("NOTICEBOARD_BINARY", os.path.join(os.path.dirname(__file__), "../../.build/debug/noticeboard"))
 OUTPUT = os.path.join(os.path.dirname(__file__), "../../test-output")
 
+# Under pytest-xdist (`--dist loadgroup`) the heavy and timing-sensitive tests (failover, chaos,
+# races beside busy loops, connection caps, shutdown deadlines, kills at a given moment) share one
+# worker, so they never run beside each other.
+HEAVY = pytest.mark.xdist_group("heavy")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """Every other test is grouped by its module: a module's fixtures (a board, its browsers) are
+    made once, on one worker, and its tests keep their order. The heavy group is handed out first,
+    being the longest, so that it does not end the run alone."""
+    for item in items:
+        if not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
+    heavy = [item for item in items if any(mark.args == ("heavy",) for mark in item.iter_markers("xdist_group"))]
+    rest = [item for item in items if item not in set(heavy)]
+    items[:] = heavy + rest
+
+
+# Servers still running when the test process exits (an interrupted run) are killed then.
+_running = set()
+
+
+@atexit.register
+def _kill_running_servers():
+    for server in list(_running):
+        server.kill()
+
 
 class Server:
-    """One `noticeboard serve` process on a free port; its output is kept for the failure report."""
+    """One `noticeboard serve` process on a free port; its output is kept for the failure report.
+    With `database_url` it uses that database; without, the embedded cluster under `data_dir`."""
 
-    def __init__(self, data_dir, *extra, env=None, https=False, preexec_fn=None):
+    def __init__(self, data_dir, *extra, database_url=None, env=None, https=False, preexec_fn=None):
         self.data_dir = data_dir
+        self.database_url = database_url
         self.verify = next((extra[i + 1] for i, arg in enumerate(extra) if arg == "--tls-cert"), True) if https else True
         self.lines = []
         self.url = None
         ready = threading.Event()
+        database = ["--database-url", database_url] if database_url else []
         self.process = subprocess.Popen(
-            [BINARY, "serve", "--port", "0", "--data-dir", data_dir, *extra],
+            [BINARY, "serve", "--port", "0", "--data-dir", data_dir, *database, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ, **(env or {})}, preexec_fn=preexec_fn)
+        _running.add(self)
 
         def read():
             for line in self.process.stdout:
@@ -63,12 +97,14 @@ class Server:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
             self.process.wait(timeout)
+        _running.discard(self)
         return self.process.returncode
 
     def kill(self):
         if self.process.poll() is None:
             self.process.kill()
             self.process.wait(30)
+        _running.discard(self)
 
     def post(self, body, **kwargs):
         return requests.post(self.url + "/api/v1/posts", json=body, timeout=30, **kwargs)
@@ -78,6 +114,13 @@ class Server:
 
     def get(self, path, **kwargs):
         return requests.get(self.url + path, timeout=30, **kwargs)
+
+
+def add_moderator(database_url, name, password):
+    """`noticeboard moderator add` against a running database; the password comes on standard input."""
+    added = subprocess.run([BINARY, "moderator", "add", name, "--database-url", database_url], input=password + "\n",
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
 
 
 def cluster_running(data_dir):
@@ -94,10 +137,42 @@ def cluster_running(data_dir):
         return False
 
 
+_shared = None
+
+
+def shared_postgres():
+    """This test process's PostgreSQL (`shared_postgres.SharedPostgres`), started at first use."""
+    global _shared
+    if _shared is None:
+        from shared_postgres import SharedPostgres
+        _shared = SharedPostgres(BINARY)
+    return _shared
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_shared_postgres():
+    yield
+    if _shared is not None:
+        _shared.stop()
+
+
 @pytest.fixture
-def data_dir():
+def database_url():
+    """A fresh migrated database on the shared PostgreSQL, dropped after the test."""
+    url = shared_postgres().create()
+    yield url
+    shared_postgres().drop(url)
+
+
+def new_data_dir():
     directory = tempfile.mkdtemp(prefix="noticeboard-e2e-")
     os.chmod(directory, 0o755)
+    return directory
+
+
+@pytest.fixture
+def data_dir():
+    directory = new_data_dir()
     yield directory
     # Never leave a cluster behind: a short command adopts a cluster whose owner died and stops it.
     if cluster_running(directory):
@@ -105,12 +180,11 @@ def data_dir():
     shutil.rmtree(directory, ignore_errors=True)
 
 
-@pytest.fixture
-def server_factory(data_dir):
+def _servers(data_dir, database_url):
     servers = []
 
     def start(*extra, env=None, https=False):
-        server = Server(data_dir, *extra, env=env, https=https)
+        server = Server(data_dir, *extra, database_url=database_url, env=env, https=https)
         servers.append(server)
         return server
 
@@ -126,9 +200,21 @@ def server_factory(data_dir):
             log.writelines(server.lines)
 
 
-def stop_and_clean(server, data_dir):
+@pytest.fixture
+def server_factory(data_dir, database_url):
+    """Servers on the test's own database of the shared PostgreSQL (all of a test's servers share it)."""
+    yield from _servers(data_dir, database_url)
+
+
+@pytest.fixture
+def embedded_server_factory(data_dir):
+    """Servers on the embedded cluster under the test's data directory: for the tests about that cluster."""
+    yield from _servers(data_dir, None)
+
+
+def stop_and_clean(server, data_dir, database_url=None):
     """Stops a test's own server (its output joins the e2e log) and removes its data directory,
-    never leaving a cluster behind."""
+    never leaving a cluster behind, and its database on the shared PostgreSQL if it had one."""
     if server:
         server.stop()
         os.makedirs(OUTPUT, exist_ok=True)
@@ -137,6 +223,8 @@ def stop_and_clean(server, data_dir):
     if cluster_running(data_dir):
         subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
     shutil.rmtree(data_dir, ignore_errors=True)
+    if database_url:
+        shared_postgres().drop(database_url)
 
 
 @pytest.fixture(scope="module")

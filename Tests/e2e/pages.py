@@ -6,7 +6,6 @@ import math
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 
 from selenium import webdriver
@@ -15,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from accessibility import axe_violations
-from conftest import BINARY, OUTPUT, Server, stop_and_clean
+from conftest import BINARY, OUTPUT, Server, add_moderator, new_data_dir, shared_postgres, stop_and_clean
 
 WEB = os.path.join(os.path.dirname(__file__), "../../web")  # the page as edited, not the build's copy
 SHOTS = os.path.join(OUTPUT, "screenshots")
@@ -39,25 +38,23 @@ def at_bearing(where, bearing, metres):
 
 
 def start_board(rows=(), moderator=None, extra=()):
-    """A server on a fresh data directory with `rows` imported (dicts with lat, lon, message, tag,
-    createdAt, heading…) and `extra` flags; returns (server, data_dir)."""
-    data_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
-    os.chmod(data_dir, 0o755)
+    """A server on a fresh database of the shared PostgreSQL with `rows` imported (dicts with lat,
+    lon, message, tag, createdAt, heading…) and `extra` flags; returns (server, data_dir)."""
+    data_dir = new_data_dir()
+    database_url = shared_postgres().create()
     if rows:
         path = os.path.join(data_dir, "seed.ndjson")
         with open(path, "w") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        imported = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=300)
+        imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=300)
         assert imported.returncode == 0, imported.stderr
     if moderator:
-        added = subprocess.run([BINARY, "moderator", "add", moderator[0], "--data-dir", data_dir], input=moderator[1] + "\n",
-                               capture_output=True, text=True, timeout=120)
-        assert added.returncode == 0, added.stderr
+        add_moderator(database_url, *moderator)
     # Every test browser comes from 127.0.0.1: the per-address stream cap (16) would pause the
     # live updates of a module that keeps many pages open.
     server = Server(data_dir, "--post-rate-per-minute", "0", "--like-rate-per-minute", "0", "--streams-per-client", "256",
-                    "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, *extra)
+                    "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, *extra, database_url=database_url)
     return server, data_dir
 
 
@@ -71,7 +68,7 @@ def serve_board(rows=(), moderator=None, extra=()):
 
 
 def stop_board(server, data_dir):
-    stop_and_clean(server, data_dir)
+    stop_and_clean(server, data_dir, server.database_url)
 
 
 class Browsers:

@@ -27,7 +27,7 @@ def iso(moment):
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def seed_board(data_dir, tmp_path):
+def seed_board(database_url, tmp_path):
     """Notes around HERE, imported so some can be old: ahead (north), behind (south), east."""
     now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=1)
     lat, lon = HERE
@@ -42,14 +42,14 @@ def seed_board(data_dir, tmp_path):
     with open(path, "w") as handle:
         for lat_, lon_, message, tag, created in rows:
             handle.write(json.dumps({"lat": lat_, "lon": lon_, "message": message, "tag": tag, "createdAt": iso(created)}) + "\n")
-    result = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
 
 
 @pytest.fixture
-def board(data_dir, tmp_path):
-    seed_board(data_dir, tmp_path)
-    server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png")
+def board(data_dir, database_url, tmp_path):
+    seed_board(database_url, tmp_path)
+    server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png", database_url=database_url)
     yield server
     server.stop()
 
@@ -247,7 +247,7 @@ def test_look_around_shows_the_note_ahead_and_hides_the_one_behind(board, browse
     assert "facing=" not in desk.current_url or "facing=0" in desk.current_url
 
 
-def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(board, browser_factory, data_dir):
+def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(board, browser_factory, database_url):
     watcher = browser_factory()
     watcher.get(page_url(board, view="list", lat=HERE[0], lon=HERE[1], radius=200))
     wait_for(watcher, lambda d: len(list_messages(d)) == 4)
@@ -260,7 +260,7 @@ def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(b
     poster.find_element(By.ID, "post-button").click()
     wait_for(watcher, lambda d: "Free concert in the courtyard at six" in list_messages(d), message="the live note")
 
-    added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+    added = subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0
     token = board.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]

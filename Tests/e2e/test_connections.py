@@ -8,7 +8,9 @@ import time
 
 import requests
 
-from conftest import BINARY, Server
+from conftest import BINARY, HEAVY, Server
+
+pytestmark = HEAVY
 
 # Loopback is a whole /8: connections from 127.0.0.2… count as other addresses.
 ATTACKERS = [f"127.0.0.{n}" for n in range(2, 12)]

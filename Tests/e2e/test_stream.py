@@ -132,9 +132,9 @@ def test_stream_parameters_are_validated_like_nearby(server_factory):
         assert response.json()["error"]["field"] == field
 
 
-def test_shutdown_with_an_open_stream_is_graceful(server_factory, data_dir):
+def test_shutdown_with_an_open_stream_is_graceful(embedded_server_factory, data_dir):
     from conftest import cluster_running
-    server = server_factory()
+    server = embedded_server_factory()
     reader = EventReader(server.url + "/api/v1/posts/stream", {"lat": 1, "lon": 1})
     time.sleep(0.3)
     started = time.time()
@@ -144,7 +144,7 @@ def test_shutdown_with_an_open_stream_is_graceful(server_factory, data_dir):
     reader.close()
 
 
-def test_sigterm_lets_requests_in_flight_finish(server_factory, data_dir):
+def test_sigterm_lets_requests_in_flight_finish(server_factory):
     """Posts racing a SIGTERM: each either gets its 201 (and is kept) or never reached the server."""
     import concurrent.futures
     import signal

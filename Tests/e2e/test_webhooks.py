@@ -19,8 +19,8 @@ SECRET = "a-webhook-secret-of-some-length"
 AREA = {"lat": 51.5072, "lon": -0.1276, "radius": 2000}
 
 
-def token_for(server, data_dir):
-    added = subprocess.run([BINARY, "moderator", "add", "hooks", "--data-dir", data_dir], input="hooks-password-123\n",
+def token_for(server, database_url):
+    added = subprocess.run([BINARY, "moderator", "add", "hooks", "--database-url", database_url], input="hooks-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
     return server.post_json("/api/v1/auth/token", {"username": "hooks", "password": "hooks-password-123"}).json()["token"]
@@ -44,12 +44,12 @@ def verified(call):
     return body
 
 
-def test_every_matching_post_once_signed_retried_and_removed(server_factory, data_dir):
+def test_every_matching_post_once_signed_retried_and_removed(server_factory, database_url):
     receiver = Receiver()
     failing_until = [0.0]
     receiver.status_for = lambda path: 500 if time.monotonic() < failing_until[0] else 200
     server = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
-    token = token_for(server, data_dir)
+    token = token_for(server, database_url)
     auth = {"Authorization": f"Bearer {token}"}
     try:
         # Refusals name their field; loopback and private hosts are refused unless allowed.
@@ -136,11 +136,11 @@ def test_every_matching_post_once_signed_retried_and_removed(server_factory, dat
         receiver.close()
 
 
-def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(server_factory, data_dir):
+def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(server_factory, database_url):
     receiver = Receiver()
     receiver.status_for = lambda path: 503  # down: deliveries pile up in the outbox
     first = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
-    token = token_for(first, data_dir)
+    token = token_for(first, database_url)
     try:
         assert create_webhook(first, token, receiver.url).status_code == 201
         backlog = [first.post(note(i)).json()["id"] for i in range(10)]
