@@ -37,6 +37,9 @@ def pytest_collection_modifyitems(items):
 
 # Servers still running when the test process exits (an interrupted run) are killed then.
 _running = set()
+# Where every server of this process listened: a browser handed from test to test forgets what
+# these sites stored.
+server_origins = []
 
 
 @atexit.register
@@ -68,6 +71,7 @@ class Server:
                 match = re.search(r"listening on (https?://\S+)", line)
                 if match:
                     self.url = match.group(1)
+                    server_origins.append(self.url)
                     ready.set()
             ready.set()
 
@@ -229,8 +233,16 @@ def stop_and_clean(server, data_dir, database_url=None):
 
 @pytest.fixture(scope="module")
 def browsers():
-    """A phone and a desktop Chromium shared by a module's page tests (`pages.Browsers`)."""
+    """The Chromium sessions of a module's page tests (`pages.Browsers`), handed on from test to test."""
     from pages import Browsers
-    started = Browsers()
+    started = Browsers(server_origins)
     yield started
     started.quit()
+
+
+@pytest.fixture(autouse=True)
+def _hand_back_browsers(request):
+    """After a test that used `browsers`, its sessions are reset and wait for the module's next test."""
+    yield
+    if "browsers" in request.fixturenames:
+        request.getfixturevalue("browsers").release()

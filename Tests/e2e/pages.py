@@ -72,16 +72,35 @@ def stop_board(server, data_dir):
 
 
 class Browsers:
-    """Chromium sessions for one module, all quit at its end."""
+    """Chromium sessions for one module, all quit at its end. A session a finished test held goes
+    to the next test that asks for the same kind, size, language and switches, reset first: a
+    fresh tab (no emulation, network condition or injected script of the last test), the site
+    data of every server forgotten, permissions and downloads back to their defaults, the console
+    log drained. A module so starts about one Chromium for each kind it uses."""
 
-    def __init__(self):
+    def __init__(self, server_origins):
+        self.server_origins = server_origins
         self.drivers = []
+        self.idle = {}
+        self.lent = []
 
-    def start(self, kind="phone", where=None, language="en-GB", accept_languages=None, arguments=()):
-        """`arguments`: more Chromium switches (a fake camera, say)."""
+    def start(self, kind="phone", where=None, language="en-GB", accept_languages=None, arguments=(), size=None):
+        """`arguments`: more Chromium switches (a fake camera, say); `size`: a window other than the kind's."""
+        width, height = size or ((PHONE["width"], PHONE["height"]) if kind == "phone" else DESKTOP)
+        key = (kind, width, height, language, accept_languages, tuple(arguments))
+        waiting = self.idle.get(key)
+        driver = waiting.pop() if waiting else self.launch(width, height, language, accept_languages, arguments)
+        if kind == "phone":
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+            driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        if where:
+            driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": where[0], "longitude": where[1], "accuracy": 5})
+        self.lent.append((key, driver))
+        return driver
+
+    def launch(self, width, height, language, accept_languages, arguments):
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium")
-        width, height = (PHONE["width"], PHONE["height"]) if kind == "phone" else DESKTOP
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--lang={language}",
                          *arguments):
             options.add_argument(argument)
@@ -89,21 +108,52 @@ class Browsers:
             options.add_experimental_option("prefs", {"intl.accept_languages": accept_languages})
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(options=options, service=ChromeService(shutil.which("chromedriver")))
-        if kind == "phone":
-            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
-            driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-        if where:
-            driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": where[0], "longitude": where[1], "accuracy": 5})
         self.drivers.append(driver)
         return driver
 
+    def release(self):
+        """The sessions lent to the test that ended, reset for the next one (or quit if they cannot be)."""
+        for key, driver in self.lent:
+            try:
+                reset(driver, self.server_origins)
+                self.idle.setdefault(key, []).append(driver)
+            except Exception:
+                self.drivers.remove(driver)
+                quit_quietly(driver)
+        self.lent = []
+
     def quit(self):
         for driver in self.drivers:
-            try:
-                driver.quit()
-            except Exception:
-                pass
+            quit_quietly(driver)
         self.drivers = []
+        self.idle = {}
+        self.lent = []
+
+
+def reset(driver, origins):
+    """A session as a test leaves it, made fit for the next: its tabs replaced by a fresh one and
+    what the sites stored (local storage, IndexedDB, service workers, caches, cookies) removed."""
+    old = driver.window_handles
+    driver.switch_to.new_window("tab")
+    fresh = driver.current_window_handle
+    for handle in old:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(fresh)
+    for origin in set(origins):
+        driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Browser.resetPermissions", {})
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "default"})
+    driver.get_log("browser")
+
+
+def quit_quietly(driver):
+    try:
+        driver.quit()
+    except Exception:
+        pass
 
 
 def wait_for(driver, condition, timeout=10, message=""):

@@ -3,17 +3,14 @@ real server on a real database: posting, the map, filters, look-around, live upd
 import datetime
 import json
 import os
-import shutil
 import subprocess
 import time
 
 import pytest
 import requests
-from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.chrome.service import Service as ChromeService
 from selenium.webdriver.support.ui import WebDriverWait
 
 from conftest import BINARY, OUTPUT, Server
@@ -55,23 +52,13 @@ def board(data_dir, database_url, tmp_path):
 
 
 @pytest.fixture
-def browser_factory():
-    drivers = []
+def browser_factory(browsers):
+    """A window of `width`×`height` placed at HERE, from the module's `browsers`."""
 
     def start(width=360, height=800):
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium")
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-GB"):
-            options.add_argument(argument)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(options=options, service=ChromeService(shutil.which("chromedriver")))
-        driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": HERE[0], "longitude": HERE[1], "accuracy": 5})
-        drivers.append(driver)
-        return driver
+        return browsers.start("window", where=HERE, size=(width, height))
 
-    yield start
-    for driver in drivers:
-        driver.quit()
+    return start
 
 
 def screenshot(driver, name):
