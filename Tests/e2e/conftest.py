@@ -23,7 +23,7 @@ HEAVY = pytest.mark.xdist_group("heavy")
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
     """Every other test is grouped by its module: a module's fixtures (a board, its browsers) are
     made once, on one worker, and its tests keep their order. The heavy group is handed out first,
     being the longest, so that it does not end the run alone."""
@@ -33,6 +33,14 @@ def pytest_collection_modifyitems(items):
     heavy = [item for item in items if any(mark.args == ("heavy",) for mark in item.iter_markers("xdist_group"))]
     rest = [item for item in items if item not in set(heavy)]
     items[:] = heavy + rest
+    if getattr(config.option, "loadgroup", False):
+        # xdist schedules by the "@group" suffix of a test's id, which pytest-xdist 3.8 writes to
+        # `_nodeid`; pytest 9 reads the id from `_id`, so without this every group is ignored.
+        from _pytest.nodeid import coerce_node_id
+        for item in items:
+            group = next(item.iter_markers("xdist_group")).args[0]
+            if not item.nodeid.endswith("@" + group):
+                item._id = coerce_node_id(f"{item.nodeid}@{group}")
 
 
 # Servers still running when the test process exits (an interrupted run) are killed then.
@@ -120,6 +128,31 @@ class Server:
         return requests.get(self.url + path, timeout=30, **kwargs)
 
 
+def wait_until(predicate, limit, what):
+    """`predicate`'s first true answer, asked every 50 ms for at most `limit` seconds."""
+    deadline = time.monotonic() + limit
+    while True:
+        answer = predicate()
+        if answer:
+            return answer
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not within {limit} s")
+        time.sleep(0.05)
+
+
+def stream_subscribers(server):
+    """Live streams open on `server`, from its metrics."""
+    for line in server.get("/metrics").text.splitlines():
+        if line.startswith("noticeboard_stream_subscribers "):
+            return float(line.split()[1])
+    return 0
+
+
+def wait_for_streams(server, count, limit=10):
+    """Until `count` live streams are subscribed on `server`: a change made afterwards reaches them."""
+    wait_until(lambda: stream_subscribers(server) >= count, limit, f"{count} streams open on {server.url}")
+
+
 def add_moderator(database_url, name, password):
     """`noticeboard moderator add` against a running database; the password comes on standard input."""
     added = subprocess.run([BINARY, "moderator", "add", name, "--database-url", database_url], input=password + "\n",
@@ -174,13 +207,23 @@ def new_data_dir():
     return directory
 
 
+def stop_left_cluster(data_dir):
+    """Never leave a cluster behind: one a test left running under `data_dir` is stopped at once
+    (immediate mode: nothing in it is kept, and a postmaster already shutting down needs no more)."""
+    if not cluster_running(data_dir):
+        return
+    from shared_postgres import postgres_binaries
+    command = [os.path.join(postgres_binaries(), "pg_ctl"), "-D", os.path.join(data_dir, "postgres"), "-m", "immediate", "-w", "-t", "30", "stop"]
+    if os.geteuid() == 0:
+        command = ["runuser", "-u", "postgres", "--", *command]
+    subprocess.run(command, capture_output=True, timeout=60)
+
+
 @pytest.fixture
 def data_dir():
     directory = new_data_dir()
     yield directory
-    # Never leave a cluster behind: a short command adopts a cluster whose owner died and stops it.
-    if cluster_running(directory):
-        subprocess.run([BINARY, "migrate", "--data-dir", directory], capture_output=True, timeout=120)
+    stop_left_cluster(directory)
     shutil.rmtree(directory, ignore_errors=True)
 
 
@@ -224,8 +267,7 @@ def stop_and_clean(server, data_dir, database_url=None):
         os.makedirs(OUTPUT, exist_ok=True)
         with open(os.path.join(OUTPUT, "e2e-server.log"), "a") as log:
             log.writelines(server.lines)
-    if cluster_running(data_dir):
-        subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
+    stop_left_cluster(data_dir)
     shutil.rmtree(data_dir, ignore_errors=True)
     if database_url:
         shared_postgres().drop(database_url)

@@ -114,6 +114,8 @@ class Browsers:
     def release(self):
         """The sessions lent to the test that ended, reset for the next one (or quit if they cannot be)."""
         for key, driver in self.lent:
+            if driver not in self.drivers:
+                continue  # the test quit it itself
             try:
                 reset(driver, self.server_origins)
                 self.idle.setdefault(key, []).append(driver)

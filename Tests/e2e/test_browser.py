@@ -13,7 +13,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import BINARY, OUTPUT, Server
+from conftest import BINARY, OUTPUT, Server, wait_for_streams
 
 HERE = (48.8566, 2.3522)
 METRES_PER_DEGREE = 111_195
@@ -238,7 +238,7 @@ def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(b
     watcher = browser_factory()
     watcher.get(page_url(board, view="list", lat=HERE[0], lon=HERE[1], radius=200))
     wait_for(watcher, lambda d: len(list_messages(d)) == 4)
-    time.sleep(0.5)  # the stream is open
+    wait_for_streams(board, 1)
 
     poster = browser_factory()
     poster.get(page_url(board, view="post", lat=HERE[0] + 0.0001, lon=HERE[1]))

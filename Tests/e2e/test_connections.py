@@ -8,7 +8,7 @@ import time
 
 import requests
 
-from conftest import BINARY, HEAVY, Server
+from conftest import BINARY, HEAVY, Server, wait_for_streams
 
 pytestmark = HEAVY
 
@@ -203,7 +203,7 @@ def test_a_stream_that_never_reads_is_dropped_and_memory_stays_bounded(server_fa
         sock.connect(address(server))
         sock.sendall(f"GET /api/v1/posts/stream?{area} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         stalled.append(sock)
-    time.sleep(0.5)
+    wait_for_streams(server, 4)
     assert metric(server, "noticeboard_stream_subscribers") == 4
     before = resident_kib(server.process.pid)
     session = requests.Session()

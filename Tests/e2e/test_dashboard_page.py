@@ -443,7 +443,7 @@ def test_restore_reasons_audit_links_undo_and_csv(desk, browser_factory):
     driver.find_element(By.ID, "tab-beacons").click()
     driver.find_element(By.ID, "tab-notes").click()
     wait_for(driver, lambda d: "notes match" in status(d))
-    time.sleep(0.5)
+    time.sleep(0.5)  # a late answer of the beacons' view would overwrite the status within this
     assert "beacon" not in status(driver), status(driver)
 
     # Audit entries open what they concern: a note (visible, and deleted), a beacon, a place.

@@ -6,7 +6,7 @@ import time
 
 import requests
 
-from conftest import BINARY, HEAVY
+from conftest import BINARY, HEAVY, wait_for_streams
 from test_stream import EventReader
 
 pytestmark = HEAVY
@@ -33,7 +33,8 @@ def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server
     second = server_factory()  # the same database: it hears the first one's changes
     stream_on_second = EventReader(second.url + "/api/v1/posts/stream", AREA)
     stream_on_first = EventReader(first.url + "/api/v1/posts/stream", AREA)
-    time.sleep(0.3)
+    wait_for_streams(first, 1)
+    wait_for_streams(second, 1)
     try:
         created = first.post({"lat": 48.857, "lon": 2.352, "message": "made on the first", "tag": "food"})
         assert created.status_code == 201
@@ -107,7 +108,8 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
     bbox = "2.30,48.80,2.40,48.90"
     streams = {"first": EventReader(first.url + "/api/v1/posts/stream", {"bbox": bbox}),
                "second": EventReader(second.url + "/api/v1/posts/stream", {"bbox": bbox})}
-    time.sleep(0.3)
+    wait_for_streams(first, 1)
+    wait_for_streams(second, 1)
     acknowledged = {}  # id → (instance name, monotonic time of the 201)
     lock = threading.Lock()
     errors = []
@@ -197,7 +199,7 @@ def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_seco
     first = server_factory("--like-rate-per-minute", "0")
     second = server_factory("--like-rate-per-minute", "0")
     stream_on_second = EventReader(second.url + "/api/v1/posts/stream", AREA)
-    time.sleep(0.3)
+    wait_for_streams(second, 1)
     try:
         author = {"X-Device-Key": "author-device-000000001"}
         created = first.post({"lat": 48.857, "lon": 2.352, "message": "like me", "tag": "food"}, headers=author)

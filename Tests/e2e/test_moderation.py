@@ -1,11 +1,10 @@
 """Moderators from the command line, and a hide reaching live streams, on the real binary."""
 import json
 import subprocess
-import time
 
 import requests
 
-from conftest import BINARY
+from conftest import BINARY, wait_for_streams
 from test_stream import EventReader
 
 
@@ -29,7 +28,7 @@ def test_a_moderator_added_on_the_command_line_hides_a_post_and_streams_hear_it(
 
     post = server.post({"lat": 5, "lon": 5, "message": "spam", "tag": "a"}).json()
     reader = EventReader(server.url + "/api/v1/posts/stream", {"lat": 5, "lon": 5, "radius": 100})
-    time.sleep(0.3)
+    wait_for_streams(server, 1)
     hidden = requests.post(f"{server.url}/api/v1/moderation/posts/{post['id']}/hide", json={"reason": "spam"},
                                          headers=auth, timeout=30)
     assert hidden.status_code == 200 and hidden.json()["status"] == "hidden"

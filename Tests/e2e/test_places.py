@@ -4,7 +4,7 @@ import json
 import subprocess
 import time
 
-from conftest import BINARY
+from conftest import BINARY, wait_for_streams
 from test_stream import EventReader
 
 CANTEEN = [[114.2060, 22.4190], [114.2070, 22.4190], [114.2070, 22.4200], [114.2060, 22.4200], [114.2060, 22.4190]]
@@ -64,7 +64,7 @@ def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server
     assert canteen.response.status_code == 200 and upstairs.response.status_code == 200
     refused = server.get("/api/v1/posts/stream", params={"place": "nowhere"})
     assert refused.status_code == 400 and refused.json()["error"]["field"] == "place"
-    time.sleep(0.3)
+    wait_for_streams(server, 2)
     outside = server.post({"lat": 22.4201, "lon": 114.2065, "message": "outside", "tag": "food"}).json()
     ground = server.post({"lat": 22.4190, "lon": 114.2065, "message": "on the edge, ground floor", "tag": "food", "floor": 0}).json()
     first = server.post({"lat": 22.4195, "lon": 114.2065, "message": "first floor", "tag": "food", "floor": 1}).json()

@@ -434,7 +434,7 @@ def test_the_board_on_a_past_day(board, browser_factory):
 
     # A note posted now does not land in the past.
     make_note(board, where, "Posted while you looked back")
-    time.sleep(1.5)
+    time.sleep(1.5)  # a live update would have drawn it by now
     assert list_messages(driver) == [OLD_MESSAGE]
 
     # Its thread is read-only there.

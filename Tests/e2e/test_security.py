@@ -49,7 +49,7 @@ def test_moderation_is_closed_without_with_forged_expired_revoked_and_removed_to
 
     expiring = login(server).json()["token"]
     assert requests.get(server.url + "/api/v1/moderation/audit", headers={"Authorization": f"Bearer {expiring}"}, timeout=30).status_code == 200
-    time.sleep(2.5)
+    time.sleep(2.5)  # the token's lifetime (2 s) runs out
     assert_locked_out(server, {"Authorization": f"Bearer {expiring}"})
 
     revoked = login(server).json()["token"]

@@ -6,7 +6,7 @@ import signal
 import subprocess
 import time
 
-from conftest import BINARY, HEAVY, cluster_running
+from conftest import BINARY, HEAVY, cluster_running, wait_until
 
 
 def note(i, **extra):
@@ -155,7 +155,10 @@ def test_json_logs_carry_request_ids_and_no_secrets(server_factory):
     assert "noticeboard_process_resident_bytes" in metrics and "noticeboard_db_operation_seconds" in metrics
     assert "noticeboard_db_operations_in_flight" in metrics
 
-    time.sleep(0.5)
+    def finished_ids():
+        return {json.loads(line).get("request_id") for line in list(server.lines) if '"request finished"' in line}
+    # The server's output is read on a thread: its last request lines may still be on their way.
+    wait_until(lambda: {"trace-me.42", generated.headers["X-Request-Id"]} <= finished_ids(), 10, "the request lines")
     records = []
     for line in server.lines:
         if line.startswith("{"):

@@ -82,7 +82,7 @@ def test_every_matching_post_once_signed_retried_and_removed(server_factory, dat
             ids = {verified(c)["post"]["id"] for c in r.accepted() if c["json"]["event"] == "post.created"}
             return set(matching) <= ids
         assert receiver.wait_for(all_created, 40), f"deliveries: {[(c['status'], c['body'][:80]) for c in receiver.snapshot()]}"
-        time.sleep(1)
+        time.sleep(1)  # duplicates and the deliveries that must not come would come within this
         accepted = [verified(c) for c in receiver.accepted()]
         by_delivery = {}
         for body in accepted:
@@ -130,7 +130,7 @@ def test_every_matching_post_once_signed_retried_and_removed(server_factory, dat
         assert requests.delete(server.url + f"/api/v1/moderation/webhooks/{hook['id']}", headers=auth, timeout=10).status_code == 404
         before = len(receiver.snapshot())
         server.post(note(20))
-        time.sleep(1.5)
+        time.sleep(1.5)  # a delivery to the deleted webhook would come within this
         assert len(receiver.snapshot()) == before, "a deleted webhook still received a post"
     finally:
         receiver.close()
@@ -146,7 +146,7 @@ def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(s
         backlog = [first.post(note(i)).json()["id"] for i in range(10)]
         # Every queued delivery tried and refused once, and recorded: none is under a lease when killed.
         assert receiver.wait_for(lambda r: len(r.snapshot()) >= len(backlog), 15), "not every delivery was tried"
-        time.sleep(0.5)
+        time.sleep(0.5)  # the refusals recorded in the outbox (the receiver answers before the server writes)
         first.process.send_signal(signal.SIGKILL)
         first.process.wait(30)
 
@@ -162,7 +162,7 @@ def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(s
         # The backlog's first retry comes 5-6 s after its first failure, later ones 10-12 s after.
         assert receiver.wait_for(lambda r: expected <= delivered_ids(r), 75), \
             f"missing: {sorted(expected - delivered_ids(receiver))}"
-        time.sleep(2)
+        time.sleep(2)  # a second sending of a delivery by the other instance would come within this
         accepted = [verified(c) for c in receiver.accepted()]
         counts = {}
         for body in accepted:
