@@ -31,12 +31,15 @@ def pytest_collection_modifyitems(config, items):
         if not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(item.module.__name__))
     heavy = [item for item in items if any(mark.args == ("heavy",) for mark in item.iter_markers("xdist_group"))]
-    rest = [item for item in items if item not in set(heavy)]
-    items[:] = heavy + rest
+    chosen = set(heavy)
+    items[:] = heavy + [item for item in items if item not in chosen]
     if getattr(config.option, "loadgroup", False):
         # xdist schedules by the "@group" suffix of a test's id, which pytest-xdist 3.8 writes to
         # `_nodeid`; pytest 9 reads the id from `_id`, so without this every group is ignored.
-        from _pytest.nodeid import coerce_node_id
+        try:
+            from _pytest.nodeid import coerce_node_id
+        except ImportError:
+            return  # an older pytest reads `_nodeid`, where xdist writes the suffix
         for item in items:
             group = next(item.iter_markers("xdist_group")).args[0]
             if not item.nodeid.endswith("@" + group):
@@ -45,8 +48,7 @@ def pytest_collection_modifyitems(config, items):
 
 # Servers still running when the test process exits (an interrupted run) are killed then.
 _running = set()
-# Where every server of this process listened: a browser handed from test to test forgets what
-# these sites stored.
+# Where every server of this process listened, in order.
 server_origins = []
 
 
@@ -277,7 +279,9 @@ def stop_and_clean(server, data_dir, database_url=None):
 def browsers():
     """The Chromium sessions of a module's page tests (`pages.Browsers`), handed on from test to test."""
     from pages import Browsers
-    started = Browsers(server_origins)
+    first = len(server_origins)
+    # The sites its sessions can have seen: the servers running, and those started since.
+    started = Browsers(lambda: {server.url for server in _running if server.url} | set(server_origins[first:]))
     yield started
     started.quit()
 

@@ -78,8 +78,9 @@ class Browsers:
     data of every server forgotten, permissions and downloads back to their defaults, the console
     log drained. A module so starts about one Chromium for each kind it uses."""
 
-    def __init__(self, server_origins):
-        self.server_origins = server_origins
+    def __init__(self, origins):
+        """`origins`: a function giving the sites whose stored data a session must forget."""
+        self.origins = origins
         self.drivers = []
         self.idle = {}
         self.lent = []
@@ -117,7 +118,7 @@ class Browsers:
             if driver not in self.drivers:
                 continue  # the test quit it itself
             try:
-                reset(driver, self.server_origins)
+                reset(driver, self.origins())
                 self.idle.setdefault(key, []).append(driver)
             except Exception:
                 self.drivers.remove(driver)
@@ -142,7 +143,7 @@ def reset(driver, origins):
         driver.switch_to.window(handle)
         driver.close()
     driver.switch_to.window(fresh)
-    for origin in set(origins):
+    for origin in origins:
         driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
     driver.execute_cdp_cmd("Network.clearBrowserCache", {})
     driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
