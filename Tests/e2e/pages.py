@@ -74,9 +74,9 @@ def stop_board(server, data_dir):
 class Browsers:
     """Chromium sessions for one module, all quit at its end. A session a finished test held goes
     to the next test that asks for the same kind, size, language and switches, reset first: a
-    fresh tab (no emulation, network condition or injected script of the last test), the site
-    data of every server forgotten, permissions and downloads back to their defaults, the console
-    log drained. A module so starts about one Chromium for each kind it uses."""
+    fresh tab (no emulation, network condition or injected script of the last test), what the
+    sites it can have seen stored forgotten, permissions and downloads back to their defaults,
+    the console log drained. A module so starts about one Chromium for each kind it uses."""
 
     def __init__(self, origins):
         """`origins`: a function giving the sites whose stored data a session must forget."""
