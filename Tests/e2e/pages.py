@@ -6,7 +6,6 @@ import math
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 
 from selenium import webdriver
@@ -15,7 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 from accessibility import axe_violations
-from conftest import BINARY, OUTPUT, Server, stop_and_clean
+from conftest import BINARY, OUTPUT, Server, add_moderator, new_data_dir, shared_postgres, stop_and_clean
 
 WEB = os.path.join(os.path.dirname(__file__), "../../web")  # the page as edited, not the build's copy
 SHOTS = os.path.join(OUTPUT, "screenshots")
@@ -39,25 +38,23 @@ def at_bearing(where, bearing, metres):
 
 
 def start_board(rows=(), moderator=None, extra=()):
-    """A server on a fresh data directory with `rows` imported (dicts with lat, lon, message, tag,
-    createdAt, heading…) and `extra` flags; returns (server, data_dir)."""
-    data_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
-    os.chmod(data_dir, 0o755)
+    """A server on a fresh database of the shared PostgreSQL with `rows` imported (dicts with lat,
+    lon, message, tag, createdAt, heading…) and `extra` flags; returns (server, data_dir)."""
+    data_dir = new_data_dir()
+    database_url = shared_postgres().create()
     if rows:
         path = os.path.join(data_dir, "seed.ndjson")
         with open(path, "w") as handle:
             for row in rows:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
-        imported = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=300)
+        imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=300)
         assert imported.returncode == 0, imported.stderr
     if moderator:
-        added = subprocess.run([BINARY, "moderator", "add", moderator[0], "--data-dir", data_dir], input=moderator[1] + "\n",
-                               capture_output=True, text=True, timeout=120)
-        assert added.returncode == 0, added.stderr
+        add_moderator(database_url, *moderator)
     # Every test browser comes from 127.0.0.1: the per-address stream cap (16) would pause the
     # live updates of a module that keeps many pages open.
     server = Server(data_dir, "--post-rate-per-minute", "0", "--like-rate-per-minute", "0", "--streams-per-client", "256",
-                    "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, *extra)
+                    "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, *extra, database_url=database_url)
     return server, data_dir
 
 
@@ -71,20 +68,40 @@ def serve_board(rows=(), moderator=None, extra=()):
 
 
 def stop_board(server, data_dir):
-    stop_and_clean(server, data_dir)
+    stop_and_clean(server, data_dir, server.database_url)
 
 
 class Browsers:
-    """Chromium sessions for one module, all quit at its end."""
+    """Chromium sessions for one module, all quit at its end. A session a finished test held goes
+    to the next test that asks for the same kind, size, language and switches, reset first: a
+    fresh tab (no emulation, network condition or injected script of the last test), what the
+    sites it can have seen stored forgotten, permissions and downloads back to their defaults,
+    the console log drained. A module so starts about one Chromium for each kind it uses."""
 
-    def __init__(self):
+    def __init__(self, origins):
+        """`origins`: a function giving the sites whose stored data a session must forget."""
+        self.origins = origins
         self.drivers = []
+        self.idle = {}
+        self.lent = []
 
-    def start(self, kind="phone", where=None, language="en-GB", accept_languages=None, arguments=()):
-        """`arguments`: more Chromium switches (a fake camera, say)."""
+    def start(self, kind="phone", where=None, language="en-GB", accept_languages=None, arguments=(), size=None):
+        """`arguments`: more Chromium switches (a fake camera, say); `size`: a window other than the kind's."""
+        width, height = size or ((PHONE["width"], PHONE["height"]) if kind == "phone" else DESKTOP)
+        key = (kind, width, height, language, accept_languages, tuple(arguments))
+        waiting = self.idle.get(key)
+        driver = waiting.pop() if waiting else self.launch(width, height, language, accept_languages, arguments)
+        if kind == "phone":
+            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
+            driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        if where:
+            driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": where[0], "longitude": where[1], "accuracy": 5})
+        self.lent.append((key, driver))
+        return driver
+
+    def launch(self, width, height, language, accept_languages, arguments):
         options = webdriver.ChromeOptions()
         options.binary_location = shutil.which("chromium")
-        width, height = (PHONE["width"], PHONE["height"]) if kind == "phone" else DESKTOP
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", f"--lang={language}",
                          *arguments):
             options.add_argument(argument)
@@ -92,21 +109,54 @@ class Browsers:
             options.add_experimental_option("prefs", {"intl.accept_languages": accept_languages})
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(options=options, service=ChromeService(shutil.which("chromedriver")))
-        if kind == "phone":
-            driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", PHONE)
-            driver.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
-        if where:
-            driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": where[0], "longitude": where[1], "accuracy": 5})
         self.drivers.append(driver)
         return driver
 
+    def release(self):
+        """The sessions lent to the test that ended, reset for the next one (or quit if they cannot be)."""
+        for key, driver in self.lent:
+            if driver not in self.drivers:
+                continue  # the test quit it itself
+            try:
+                reset(driver, self.origins())
+                self.idle.setdefault(key, []).append(driver)
+            except Exception:
+                self.drivers.remove(driver)
+                quit_quietly(driver)
+        self.lent = []
+
     def quit(self):
         for driver in self.drivers:
-            try:
-                driver.quit()
-            except Exception:
-                pass
+            quit_quietly(driver)
         self.drivers = []
+        self.idle = {}
+        self.lent = []
+
+
+def reset(driver, origins):
+    """A session as a test leaves it, made fit for the next: its tabs replaced by a fresh one and
+    what the sites stored (local storage, IndexedDB, service workers, caches, cookies) removed."""
+    old = driver.window_handles
+    driver.switch_to.new_window("tab")
+    fresh = driver.current_window_handle
+    for handle in old:
+        driver.switch_to.window(handle)
+        driver.close()
+    driver.switch_to.window(fresh)
+    for origin in origins:
+        driver.execute_cdp_cmd("Storage.clearDataForOrigin", {"origin": origin, "storageTypes": "all"})
+    driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+    driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+    driver.execute_cdp_cmd("Browser.resetPermissions", {})
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "default"})
+    driver.get_log("browser")
+
+
+def quit_quietly(driver):
+    try:
+        driver.quit()
+    except Exception:
+        pass
 
 
 def wait_for(driver, condition, timeout=10, message=""):

@@ -3,20 +3,17 @@ real server on a real database: posting, the map, filters, look-around, live upd
 import datetime
 import json
 import os
-import shutil
 import subprocess
 import time
 
 import pytest
 import requests
-from selenium import webdriver
 from selenium.common.exceptions import NoAlertPresentException, StaleElementReferenceException, TimeoutException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
-from selenium.webdriver.chrome.service import Service as ChromeService
 from selenium.webdriver.support.ui import WebDriverWait
 
-from conftest import BINARY, OUTPUT, Server
+from conftest import BINARY, OUTPUT, Server, wait_for_streams
 
 HERE = (48.8566, 2.3522)
 METRES_PER_DEGREE = 111_195
@@ -27,7 +24,7 @@ def iso(moment):
     return moment.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def seed_board(data_dir, tmp_path):
+def seed_board(database_url, tmp_path):
     """Notes around HERE, imported so some can be old: ahead (north), behind (south), east."""
     now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(minutes=1)
     lat, lon = HERE
@@ -42,36 +39,26 @@ def seed_board(data_dir, tmp_path):
     with open(path, "w") as handle:
         for lat_, lon_, message, tag, created in rows:
             handle.write(json.dumps({"lat": lat_, "lon": lon_, "message": message, "tag": tag, "createdAt": iso(created)}) + "\n")
-    result = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
 
 
 @pytest.fixture
-def board(data_dir, tmp_path):
-    seed_board(data_dir, tmp_path)
-    server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png")
+def board(data_dir, database_url, tmp_path):
+    seed_board(database_url, tmp_path)
+    server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png", database_url=database_url)
     yield server
     server.stop()
 
 
 @pytest.fixture
-def browser_factory():
-    drivers = []
+def browser_factory(browsers):
+    """A window of `width`×`height` placed at HERE, from the module's `browsers`."""
 
     def start(width=360, height=800):
-        options = webdriver.ChromeOptions()
-        options.binary_location = shutil.which("chromium")
-        for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={width},{height}", "--lang=en-GB"):
-            options.add_argument(argument)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(options=options, service=ChromeService(shutil.which("chromedriver")))
-        driver.execute_cdp_cmd("Emulation.setGeolocationOverride", {"latitude": HERE[0], "longitude": HERE[1], "accuracy": 5})
-        drivers.append(driver)
-        return driver
+        return browsers.start("window", where=HERE, size=(width, height))
 
-    yield start
-    for driver in drivers:
-        driver.quit()
+    return start
 
 
 def screenshot(driver, name):
@@ -247,11 +234,11 @@ def test_look_around_shows_the_note_ahead_and_hides_the_one_behind(board, browse
     assert "facing=" not in desk.current_url or "facing=0" in desk.current_url
 
 
-def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(board, browser_factory, data_dir):
+def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(board, browser_factory, database_url):
     watcher = browser_factory()
     watcher.get(page_url(board, view="list", lat=HERE[0], lon=HERE[1], radius=200))
     wait_for(watcher, lambda d: len(list_messages(d)) == 4)
-    time.sleep(0.5)  # the stream is open
+    wait_for_streams(board, 1)
 
     poster = browser_factory()
     poster.get(page_url(board, view="post", lat=HERE[0] + 0.0001, lon=HERE[1]))
@@ -260,7 +247,7 @@ def test_a_second_window_receives_a_new_note_live_and_sees_a_hidden_one_vanish(b
     poster.find_element(By.ID, "post-button").click()
     wait_for(watcher, lambda d: "Free concert in the courtyard at six" in list_messages(d), message="the live note")
 
-    added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+    added = subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0
     token = board.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]

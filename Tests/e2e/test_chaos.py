@@ -3,7 +3,9 @@ import os
 import subprocess
 import sys
 
-from conftest import BINARY, OUTPUT
+from conftest import BINARY, HEAVY, OUTPUT
+
+pytestmark = HEAVY
 
 ROOT = os.path.join(os.path.dirname(__file__), "../..")
 

@@ -7,6 +7,9 @@ import time
 import requests
 
 import raw_clients
+from conftest import HEAVY
+
+pytestmark = HEAVY
 
 
 def open_from(server, source, count):

@@ -8,7 +8,9 @@ import time
 
 import requests
 
-from conftest import BINARY, Server
+from conftest import BINARY, HEAVY, Server, wait_for_streams
+
+pytestmark = HEAVY
 
 # Loopback is a whole /8: connections from 127.0.0.2… count as other addresses.
 ATTACKERS = [f"127.0.0.{n}" for n in range(2, 12)]
@@ -201,7 +203,7 @@ def test_a_stream_that_never_reads_is_dropped_and_memory_stays_bounded(server_fa
         sock.connect(address(server))
         sock.sendall(f"GET /api/v1/posts/stream?{area} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
         stalled.append(sock)
-    time.sleep(0.5)
+    wait_for_streams(server, 4)
     assert metric(server, "noticeboard_stream_subscribers") == 4
     before = resident_kib(server.process.pid)
     session = requests.Session()

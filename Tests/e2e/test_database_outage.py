@@ -8,6 +8,10 @@ import time
 
 import requests
 
+from conftest import HEAVY
+
+pytestmark = HEAVY
+
 
 def pg_ctl_binary():
     """Where the server finds it too: NOTICEBOARD_POSTGRES_BIN, PATH, then Debian's versioned directories."""
@@ -28,8 +32,8 @@ def pg_ctl(data_dir, *args):
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_writes_fail_fast_and_recover_when_postgresql_returns(server_factory, data_dir):
-    server = server_factory()
+def test_writes_fail_fast_and_recover_when_postgresql_returns(embedded_server_factory, data_dir):
+    server = embedded_server_factory()
     assert server.post({"lat": 10, "lon": 10, "message": "before", "tag": "t"}).status_code == 201
     with open(os.path.join(data_dir, "postgres", "postmaster.pid")) as handle:
         port = handle.read().splitlines()[3].strip()

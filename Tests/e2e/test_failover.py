@@ -14,8 +14,11 @@ import time
 import pytest
 import requests
 
+from conftest import HEAVY
 from failover_cluster import (DEADLINE, PGBIN, Cluster, Readers, Sampler, Writers, check_acknowledged, post_body,
                               retry_refused, visibility_lags)
+
+pytestmark = HEAVY
 
 LONG = os.environ.get("NOTICEBOARD_FAILOVER_LONG") == "1"
 TRAP_SECONDS = 30 if LONG else 8

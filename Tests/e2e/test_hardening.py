@@ -12,7 +12,7 @@ import time
 
 import requests
 
-from conftest import BINARY, Server, cluster_running
+from conftest import BINARY, HEAVY, Server, cluster_running
 
 POST = {"lat": 22.3, "lon": 114.2, "message": "strict", "tag": "food"}
 
@@ -93,7 +93,7 @@ def test_paths_that_would_mislead_file_serving_are_not_found(server_factory):
     assert response.status_code in (301, 302, 307, 308) and response.headers["Location"] == "/moderate/"
 
 
-def test_head_expect_continue_connect_no_store_and_a_metrics_token(server_factory, data_dir):
+def test_head_expect_continue_connect_no_store_and_a_metrics_token(server_factory, database_url):
     server = server_factory("--metrics-token", "scrape-secret")
     for path in ["/", "/healthz", "/api/v1/posts", "/api/v1/openapi.json"]:
         get = requests.get(server.url + path, timeout=30)
@@ -115,7 +115,7 @@ def test_head_expect_continue_connect_no_store_and_a_metrics_token(server_factor
     head, _, rest = connect.partition(b"\r\n\r\n")
     # Not a proxy. (SwiftNIO's encoder sends no body after a CONNECT, so no JSON can follow.)
     assert head.startswith(b"HTTP/1.1 405") and b"Connection: close" in head, head
-    subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n", text=True, timeout=120, check=True)
+    subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n", text=True, timeout=120, check=True)
     login = server.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"})
     assert login.headers["Cache-Control"] == "no-store"
     auth = {"Authorization": "Bearer " + login.json()["token"]}
@@ -138,9 +138,10 @@ def login_from(server, source, username, password):
     return result
 
 
-def test_guesses_at_one_account_from_many_addresses_back_off(server_factory, data_dir):
+@HEAVY
+def test_guesses_at_one_account_from_many_addresses_back_off(server_factory, database_url):
     server = server_factory()
-    subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n", text=True, timeout=120, check=True)
+    subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n", text=True, timeout=120, check=True)
     results = [login_from(server, f"127.0.0.{2 + attempt}", "mod", f"guess-{attempt}") for attempt in range(12)]
     statuses = [status for status, _, _ in results]
     assert statuses[:5] == [401] * 5, statuses
@@ -162,11 +163,10 @@ def test_guesses_at_one_account_from_many_addresses_back_off(server_factory, dat
     assert login_from(server, "127.0.0.41", "mod", "wrong-again")[0] == 401
 
 
-def test_passwords_longer_than_bcrypt_reads_are_refused(data_dir):
-    long = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="p" * 73 + "\n",
+def test_passwords_longer_than_bcrypt_reads_are_refused(database_url):
+    long = subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="p" * 73 + "\n",
                           capture_output=True, text=True, timeout=120)
     assert long.returncode != 0 and "72" in long.stderr
-    subprocess.run([BINARY, "migrate", "--data-dir", data_dir], capture_output=True, timeout=120)
 
 
 def postmaster_pid(data_dir):
@@ -174,8 +174,9 @@ def postmaster_pid(data_dir):
         return int(handle.readline())
 
 
-def test_the_embedded_postgres_is_restarted_when_it_dies(server_factory, data_dir):
-    server = server_factory("--post-rate-per-minute", "0")
+@HEAVY
+def test_the_embedded_postgres_is_restarted_when_it_dies(embedded_server_factory, data_dir):
+    server = embedded_server_factory("--post-rate-per-minute", "0")
     assert server.post(POST).status_code == 201
     os.kill(postmaster_pid(data_dir), signal.SIGKILL)
     started = time.monotonic()
@@ -216,6 +217,7 @@ def test_the_embedded_postgres_is_restarted_when_it_dies(server_factory, data_di
     assert not cluster_running(data_dir)
 
 
+@HEAVY
 def test_a_first_start_killed_midway_does_not_brick_the_data_directory(data_dir):
     for delay in (0.3, 1.0, 2.0):
         for leftover in glob.glob(os.path.join(data_dir, "*")):
@@ -252,9 +254,9 @@ BAD_BODIES = [
 ]
 
 
-def test_every_json_endpoint_parses_strictly(server_factory, data_dir):
+def test_every_json_endpoint_parses_strictly(server_factory, database_url):
     server = server_factory()
-    subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n", text=True, timeout=120, check=True)
+    subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n", text=True, timeout=120, check=True)
     auth = {"Authorization": "Bearer " + server.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]}
     post_id = server.post(POST).json()["id"]
     endpoints = [

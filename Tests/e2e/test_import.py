@@ -1,11 +1,9 @@
-"""`noticeboard import` and `export` on the real binary and its embedded database."""
+"""`noticeboard import` and `export` on the real binary and a real database."""
 import json
 import os
-import shutil
 import subprocess
-import tempfile
 
-from conftest import BINARY, Server
+from conftest import BINARY, Server, shared_postgres
 
 ORIGINAL_BOARD = """pid,longitude,latitude,heading,msg,tag,pdate
 1,114.20684,22.41961,360,"Too many things on my desk, ""again""
@@ -17,8 +15,8 @@ and a second line",LifeStyle,2019-05-12 13:45:12
 """
 
 
-def run(*args, data_dir, stdin=None):
-    return subprocess.run([BINARY, *args, "--data-dir", data_dir], capture_output=True, text=True, timeout=300, input=stdin)
+def run(*args, database_url, stdin=None):
+    return subprocess.run([BINARY, *args, "--database-url", database_url], capture_output=True, text=True, timeout=300, input=stdin)
 
 
 def write(directory, name, text):
@@ -28,19 +26,19 @@ def write(directory, name, text):
     return path
 
 
-def test_import_reports_bad_rows_by_line_keeps_times_and_is_idempotent(data_dir, tmp_path):
+def test_import_reports_bad_rows_by_line_keeps_times_and_is_idempotent(data_dir, database_url, tmp_path):
     path = write(tmp_path, "board.csv", ORIGINAL_BOARD)
-    first = run("import", path, data_dir=data_dir)
+    first = run("import", path, database_url=database_url)
     assert first.returncode == 2, first.stderr
     # The record of pid 2 starts on line 4 (the first record spans lines 2 and 3).
     assert "line 4: lat must be between -90 and 90" in first.stderr
     assert "line 5: createdAt is required" in first.stderr
     assert "Imported 3 posts" in first.stdout
 
-    again = run("import", path, data_dir=data_dir)
+    again = run("import", path, database_url=database_url)
     assert "Imported 0 posts; 3 were there already; 2 rows rejected" in again.stdout, again.stdout
 
-    server = Server(data_dir)
+    server = Server(data_dir, database_url=database_url)
     try:
         posts = server.get("/api/v1/posts?limit=500").json()["posts"]
         assert len(posts) == 3
@@ -57,7 +55,7 @@ def test_import_reports_bad_rows_by_line_keeps_times_and_is_idempotent(data_dir,
         server.stop()
 
 
-def test_export_round_trips_through_import(data_dir, tmp_path):
+def test_export_round_trips_through_import(database_url, tmp_path):
     lines = [
         {"id": 1, "lat": 48.8566, "lon": 2.3522, "heading": 12.5, "message": "tab\there\nand \\ backslash", "tag": "food",
          "createdAt": "2026-01-02T03:04:05.678Z", "accuracy": 8, "floor": 2, "status": "visible",
@@ -71,12 +69,12 @@ def test_export_round_trips_through_import(data_dir, tmp_path):
         {"id": 4, "lat": 0, "lon": 0, "message": "same text", "tag": "food", "createdAt": "2026-01-02T00:00:00Z"},
     ]
     source = write(tmp_path, "in.ndjson", "\n".join(json.dumps(line) for line in lines) + "\n")
-    imported = run("import", source, data_dir=data_dir)
+    imported = run("import", source, database_url=database_url)
     assert imported.returncode == 0, imported.stderr
     assert "Imported 4 posts" in imported.stdout  # identical notes with distinct ids are both kept
 
     exported_path = os.path.join(tmp_path, "out.ndjson")
-    exported = run("export", "--output", exported_path, data_dir=data_dir)
+    exported = run("export", "--output", exported_path, database_url=database_url)
     assert exported.returncode == 0, exported.stderr
     first = [json.loads(line) for line in open(exported_path)]
     assert len(first) == 4
@@ -88,29 +86,28 @@ def test_export_round_trips_through_import(data_dir, tmp_path):
     assert first[0]["replyCount"] == 2 and first[0]["likeCount"] == 0 and first[1]["replies"] == []
 
     # A second board in a directory the postgres user may enter (pytest's tmp_path is private).
-    second_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
-    os.chmod(second_dir, 0o755)
+    second_database = shared_postgres().create()
     try:
-        assert run("import", exported_path, data_dir=second_dir).returncode == 0
-        second = [json.loads(line) for line in run("export", data_dir=second_dir).stdout.splitlines()]
+        assert run("import", exported_path, database_url=second_database).returncode == 0
+        second = [json.loads(line) for line in run("export", database_url=second_database).stdout.splitlines()]
     finally:
-        shutil.rmtree(second_dir, ignore_errors=True)
+        shared_postgres().drop(second_database)
 
     def without_ids(posts):
         return [{key: value for key, value in post.items() if key != "id"} for post in posts]
 
     assert without_ids(second) == without_ids(first)
 
-    visible_only = run("export", "--visible-only", data_dir=data_dir).stdout.splitlines()
+    visible_only = run("export", "--visible-only", database_url=database_url).stdout.splitlines()
     assert len(visible_only) == 3
 
 
-def test_a_file_without_a_usable_header_is_refused_plainly(data_dir, tmp_path):
+def test_a_file_without_a_usable_header_is_refused_plainly(database_url, tmp_path):
     """Into an empty board the import runs in one transaction; its own errors still read as its own."""
     path = write(tmp_path, "bad.csv", "lat,lon,message,createdAt\n1,2,hello,2020-01-01\n")
-    result = run("import", path, data_dir=data_dir)
+    result = run("import", path, database_url=database_url)
     assert result.returncode != 0
     assert "line 1: the header has no tag column" in result.stderr
     assert "unavailable" not in result.stderr, result.stderr
-    again = run("import", write(tmp_path, "good.csv", "lat,lon,message,tag,createdAt\n1,2,hello,food,2020-01-01T00:00:00Z\n"), data_dir=data_dir)
+    again = run("import", write(tmp_path, "good.csv", "lat,lon,message,tag,createdAt\n1,2,hello,food,2020-01-01T00:00:00Z\n"), database_url=database_url)
     assert "Imported 1 posts (into the empty board" in again.stdout, again.stdout

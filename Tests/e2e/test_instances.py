@@ -6,8 +6,10 @@ import time
 
 import requests
 
-from conftest import BINARY
+from conftest import BINARY, HEAVY, wait_for_streams
 from test_stream import EventReader
+
+pytestmark = HEAVY
 
 AREA = {"lat": 48.8566, "lon": 2.3522, "radius": 1000}
 
@@ -26,12 +28,13 @@ def nearby_ids(server):
     return {post["id"] for post in server.get("/api/v1/posts/nearby", params=AREA).json()["posts"]}
 
 
-def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server_factory, data_dir, tmp_path):
+def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server_factory, database_url, tmp_path):
     first = server_factory()
-    second = server_factory()  # the same data directory: it joins the first one's cluster
+    second = server_factory()  # the same database: it hears the first one's changes
     stream_on_second = EventReader(second.url + "/api/v1/posts/stream", AREA)
     stream_on_first = EventReader(first.url + "/api/v1/posts/stream", AREA)
-    time.sleep(0.3)
+    wait_for_streams(first, 1)
+    wait_for_streams(second, 1)
     try:
         created = first.post({"lat": 48.857, "lon": 2.352, "message": "made on the first", "tag": "food"})
         assert created.status_code == 201
@@ -44,7 +47,7 @@ def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server
         assert "distance" in json.loads(event["data"])
 
         # A moderator hides it on the second instance: the first stops serving it and its streams hear.
-        added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+        added = subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n",
                                capture_output=True, text=True, timeout=120)
         assert added.returncode == 0, added.stderr
         token = second.post_json("/api/v1/auth/token", {"username": "mod", "password": "mod-password-123"}).json()["token"]
@@ -64,7 +67,7 @@ def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server
             handle.write("lat,lon,message,tag,createdAt\n")
             for index in range(300):
                 handle.write(f"48.8566,2.35{index:03d},imported {index},lifestyle,2020-01-01T00:00:00Z\n")
-        imported = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+        imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=120)
         assert imported.returncode == 0, imported.stderr
         for server in (first, second):
             count = lambda: server.get("/api/v1/tags", params={"bbox": "2,48,3,49"}).json()["tags"]
@@ -72,7 +75,7 @@ def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server
     finally:
         stream_on_first.close()
         stream_on_second.close()
-        # The second only joined the cluster; the first owns it and stops it on exit.
+        # Stopped here, after their streams, rather than by the fixture.
         second.stop()
         first.stop()
 
@@ -92,7 +95,7 @@ def all_ids_in_box(server, bbox):
     raise AssertionError("browse did not end within 100 pages")
 
 
-def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_database(server_factory, data_dir):
+def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_database(server_factory, database_url):
     """Writers on both instances at once (some with idempotency keys, some retried), a moderator
     hiding some on each: every acknowledged post reaches the other instance (the arrival on its
     stream is timed), and both indexes end equal to what the database holds."""
@@ -105,7 +108,8 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
     bbox = "2.30,48.80,2.40,48.90"
     streams = {"first": EventReader(first.url + "/api/v1/posts/stream", {"bbox": bbox}),
                "second": EventReader(second.url + "/api/v1/posts/stream", {"bbox": bbox})}
-    time.sleep(0.3)
+    wait_for_streams(first, 1)
+    wait_for_streams(second, 1)
     acknowledged = {}  # id → (instance name, monotonic time of the 201)
     lock = threading.Lock()
     errors = []
@@ -144,7 +148,7 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
             assert wait_until(lambda: all_ids_in_box(server, bbox) == set(acknowledged), 3.0) is not None, "a post did not reach an instance"
 
         # Hides on both instances, after the writes.
-        added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+        added = subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n",
                                capture_output=True, text=True, timeout=120)
         assert added.returncode == 0, added.stderr
         hidden = sorted(acknowledged)[::25]
@@ -156,7 +160,7 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
             assert response.status_code == 200, response.text
 
         # The database's own answer, read by another process.
-        exported = subprocess.run([BINARY, "export", "--visible-only", "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+        exported = subprocess.run([BINARY, "export", "--visible-only", "--database-url", database_url], capture_output=True, text=True, timeout=120)
         assert exported.returncode == 0, exported.stderr
         in_database = {json.loads(line)["id"] for line in exported.stdout.splitlines()}
         assert in_database == set(acknowledged) - set(hidden)
@@ -188,14 +192,14 @@ def test_concurrent_posts_on_two_instances_leave_both_indexes_equal_to_the_datab
             stream.close()
 
 
-def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_second(server_factory, data_dir):
+def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_second(server_factory, database_url):
     """Two instances on one database agree on like and reply counts within a second, the other
     instance's streams hear a reply (and hear it hidden and restored by a moderator on the first),
     and the popular order on both reflects every like."""
     first = server_factory("--like-rate-per-minute", "0")
     second = server_factory("--like-rate-per-minute", "0")
     stream_on_second = EventReader(second.url + "/api/v1/posts/stream", AREA)
-    time.sleep(0.3)
+    wait_for_streams(second, 1)
     try:
         author = {"X-Device-Key": "author-device-000000001"}
         created = first.post({"lat": 48.857, "lon": 2.352, "message": "like me", "tag": "food"}, headers=author)
@@ -235,7 +239,7 @@ def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_seco
         assert [item["id"] for item in thread] == [reply.json()["id"]]
 
         # A moderator hides the reply on the first instance: the second's streams hear it leave, then return.
-        added = subprocess.run([BINARY, "moderator", "add", "mod", "--data-dir", data_dir], input="mod-password-123\n",
+        added = subprocess.run([BINARY, "moderator", "add", "mod", "--database-url", database_url], input="mod-password-123\n",
                                capture_output=True, text=True, timeout=120)
         assert added.returncode == 0, added.stderr
         moderator = {"Authorization": "Bearer " + first.post_json(
@@ -259,7 +263,7 @@ def test_likes_replies_and_author_deletes_reach_the_other_instance_within_a_seco
         stream_on_second.close()
 
 
-def test_an_import_into_the_empty_board_reaches_both_running_instances(server_factory, data_dir, tmp_path):
+def test_an_import_into_the_empty_board_reaches_both_running_instances(server_factory, database_url, tmp_path):
     """The bulk path (one transaction over an empty board, indexes built at its end) while two
     instances serve it: both show every imported post, a post sent meanwhile is either refused
     with 503 or kept, and the board takes posts afterwards."""
@@ -282,7 +286,7 @@ def test_an_import_into_the_empty_board_reaches_both_running_instances(server_fa
 
     poster = threading.Thread(target=post_meanwhile)
     try:
-        importer = subprocess.Popen([BINARY, "import", path, "--data-dir", data_dir], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        importer = subprocess.Popen([BINARY, "import", path, "--database-url", database_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         # The import holds the posts table from its first moments, before it reads the file.
         time.sleep(0.5)
         poster.start()
@@ -298,7 +302,7 @@ def test_an_import_into_the_empty_board_reaches_both_running_instances(server_fa
         after = second.post({"lat": 48.5, "lon": 2.5, "message": "after the import", "tag": "food"})
         assert after.status_code == 201
         assert wait_until(lambda: first.get(f"/api/v1/posts/{after.json()['id']}").status_code == 200, 2) is not None
-        again = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=300)
+        again = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=300)
         assert "Imported 0 posts; 20000 were there already" in again.stdout, again.stdout
     finally:
         second.stop()

@@ -18,7 +18,7 @@ WEB = os.path.join(os.path.dirname(__file__), "../../web")  # the page as edited
 
 
 @pytest.fixture
-def moderated_board(data_dir, tmp_path):
+def moderated_board(data_dir, database_url, tmp_path):
     now = datetime.datetime.now(datetime.timezone.utc)
     last_year = now - datetime.timedelta(days=365)
     rows = [
@@ -32,11 +32,11 @@ def moderated_board(data_dir, tmp_path):
     with open(path, "w") as handle:
         for message, tag, created in rows:
             handle.write(json.dumps({"lat": 51.5, "lon": -0.12, "message": message, "tag": tag, "createdAt": iso(created)}) + "\n")
-    assert subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, timeout=120).returncode == 0
-    added = subprocess.run([BINARY, "moderator", "add", "alice", "--data-dir", data_dir], input="alice-password-123\n",
+    assert subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, timeout=120).returncode == 0
+    added = subprocess.run([BINARY, "moderator", "add", "alice", "--database-url", database_url], input="alice-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
-    server = Server(data_dir, "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB)
+    server = Server(data_dir, "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, database_url=database_url)
     for message in ("First note from this phone", "Second note from this phone"):
         assert server.post({"lat": 51.5, "lon": -0.12, "message": message, "tag": "lifestyle"}).status_code == 201
     yield server

@@ -8,13 +8,15 @@ import time
 
 import requests
 
-from conftest import BINARY
+from conftest import BINARY, HEAVY
+
+pytestmark = HEAVY
 
 RUNS = int(os.environ.get("NOTICEBOARD_RACE_RUNS", "200"))
 
 
-def add_moderator(data_dir):
-    added = subprocess.run([BINARY, "moderator", "add", "racer", "--data-dir", data_dir], input="racer-password-1\n",
+def add_moderator(database_url):
+    added = subprocess.run([BINARY, "moderator", "add", "racer", "--database-url", database_url], input="racer-password-1\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
 
@@ -102,19 +104,19 @@ def race(servers, auths, seed):
     return disagreements
 
 
-def test_hide_and_restore_racing_on_one_instance_end_as_the_database_says(server_factory, data_dir):
+def test_hide_and_restore_racing_on_one_instance_end_as_the_database_says(server_factory, database_url):
     server = server_factory("--post-rate-per-minute", "0")
-    add_moderator(data_dir)
+    add_moderator(database_url)
     seed = random.randrange(1 << 30)
     print("seed", seed)
     disagreements = race([server], [token(server)], seed)
     assert disagreements == [], f"seed {seed}: {disagreements}"
 
 
-def test_hide_and_restore_racing_on_two_instances_end_as_the_database_says(server_factory, data_dir):
+def test_hide_and_restore_racing_on_two_instances_end_as_the_database_says(server_factory, database_url):
     first = server_factory("--post-rate-per-minute", "0")
     second = server_factory("--post-rate-per-minute", "0")
-    add_moderator(data_dir)
+    add_moderator(database_url)
     seed = random.randrange(1 << 30)
     print("seed", seed)
     disagreements = race([first, second], [token(first), token(second)], seed)

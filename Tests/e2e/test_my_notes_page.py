@@ -84,7 +84,7 @@ def test_my_notes_lists_this_devices_notes_and_replies(board, browsers):
     assert serious(driver) == [] and small_targets(driver) == []
     screenshot(driver, "mine-phone-empty-en")
     liked, hidden, short, theirs, reply = seed_mine(board, device)
-    time.sleep(63)  # the short note's lifetime ends
+    time.sleep(63)  # the short note's lifetime ends (the shortest the server takes is over 60 s)
     for language in ("en", "zh-Hant", "zh-Hans"):
         if language != "en":
             set_language(driver, language)
@@ -151,7 +151,7 @@ def test_reply_pushes_are_opt_in_and_a_reply_arrives_encrypted(board, service, b
         pushed["post"]["id"] == note["id"] and pushed["post"]["message"] == "Anyone for tennis?")
     # A reply of one's own is not pushed to oneself.
     requests.post(f"{board.url}/api/v1/posts/{note['id']}/replies", json={"message": "See you"}, headers={"X-Device-Key": device}, timeout=30)
-    time.sleep(2)
+    time.sleep(2)  # a push of it would come within this
     assert len([c for c in service.snapshot() if c["path"] == "/push/replies"]) == 1
     # Stop ends it on the board and, with no area subscription left, in the browser.
     driver.find_element(By.ID, "replies-notify-stop").click()

@@ -41,14 +41,14 @@ def test_document_describes_every_contract_operation(server_factory):
     assert wrong.status_code == 405 and set(wrong.headers["Allow"].split(", ")) == {"GET", "POST"}
 
 
-def test_schemathesis_finds_nothing(server_factory, data_dir):
+def test_schemathesis_finds_nothing(server_factory, database_url):
     """Every phase (examples, coverage, fuzzing, stateful), positive and negative data, all checks
     but positive_data_acceptance: the contract's text rules (letters of any script in tags, no
     control characters) are not expressible in the regex dialect schemathesis generates from, so
     some schema-valid strings are rightly refused. The stream never ends, so it is left out, and
     logout would revoke the token the run uses; both have their own tests."""
     server = server_factory("--post-rate-per-minute", "0")
-    added = subprocess.run([BINARY, "moderator", "add", "fuzz", "--data-dir", data_dir], input="fuzz-password-123\n",
+    added = subprocess.run([BINARY, "moderator", "add", "fuzz", "--database-url", database_url], input="fuzz-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
     token = server.post_json("/api/v1/auth/token", {"username": "fuzz", "password": "fuzz-password-123"}).json()["token"]

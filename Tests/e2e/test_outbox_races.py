@@ -9,16 +9,19 @@ from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 from busy import BusyLoops
+from conftest import HEAVY
 from outbox_receivers import Receiver
 from test_webhooks import create_webhook, note, token_for, verified
+
+pytestmark = HEAVY
 
 RUNS = int(os.environ.get("NOTICEBOARD_REMOVAL_RUNS", "20"))
 
 
-def test_every_removal_is_delivered_under_ten_concurrent_hides_and_busy_loops(server_factory, data_dir):
+def test_every_removal_is_delivered_under_ten_concurrent_hides_and_busy_loops(server_factory, database_url):
     receiver = Receiver()
     server = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
-    token = token_for(server, data_dir)
+    token = token_for(server, database_url)
     auth = {"Authorization": f"Bearer {token}"}
     assert create_webhook(server, token, receiver.url).status_code == 201
     lost = []
@@ -89,11 +92,11 @@ class HungReceiver:
         self.server.server_close()
 
 
-def test_a_receiver_that_never_answers_delays_only_itself(server_factory, data_dir):
+def test_a_receiver_that_never_answers_delays_only_itself(server_factory, database_url):
     healthy = Receiver()
     hung = HungReceiver()
     server = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
-    token = token_for(server, data_dir)
+    token = token_for(server, database_url)
     try:
         assert create_webhook(server, token, hung.url + "/hook").status_code == 201
         assert create_webhook(server, token, healthy.url + "/hook").status_code == 201

@@ -99,7 +99,7 @@ def test_post_a_note_with_a_chosen_tag_by_keyboard(board, browsers):
     assert js(driver, "return document.querySelector('input[name=tag]:checked').value") == "custom"
     # Enter in the one-line tag box keeps the half-written note: nothing is posted.
     press(driver, Keys.ENTER)
-    time.sleep(1)
+    time.sleep(1)  # a post the Enter made would be stored by now
     assert "keyboards" not in [post["tag"] for post in requests.get(board.url + "/api/v1/posts", timeout=30).json()["posts"]]
     assert focused(driver)["id"] == "custom-tag" and driver.find_element(By.ID, "message").get_attribute("value") == "A custom one"
     tab_to(driver, lambda e: e["id"] == "post-button", limit=12)

@@ -4,7 +4,7 @@ import json
 import subprocess
 import time
 
-from conftest import BINARY
+from conftest import BINARY, wait_for_streams
 from test_stream import EventReader
 
 CANTEEN = [[114.2060, 22.4190], [114.2070, 22.4190], [114.2070, 22.4200], [114.2060, 22.4200], [114.2060, 22.4190]]
@@ -14,7 +14,7 @@ def feature(properties, ring, holes=()):
     return {"type": "Feature", "properties": properties, "geometry": {"type": "Polygon", "coordinates": [ring, *holes]}}
 
 
-def test_an_import_creates_good_places_and_names_the_bad_features(server_factory, data_dir, tmp_path):
+def test_an_import_creates_good_places_and_names_the_bad_features(server_factory, database_url, tmp_path):
     server = server_factory()
     collection = {"type": "FeatureCollection", "features": [
         feature({"slug": "canteen", "name": "Canteen", "floors": [0, 1], "description": "Hot food"}, CANTEEN),
@@ -27,7 +27,7 @@ def test_an_import_creates_good_places_and_names_the_bad_features(server_factory
     ]}
     source = tmp_path / "places.geojson"
     source.write_text(json.dumps(collection))
-    result = subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([BINARY, "places", "import", str(source), "--database-url", database_url], capture_output=True, text=True, timeout=120)
     assert result.returncode == 2, result.stdout + result.stderr
     assert "3 created, 0 replaced, 4 features rejected" in result.stdout
     for expected in ("feature 1: polygon", "feature 2: geometry", "feature 3: slug", "feature 5: geometry"):
@@ -41,21 +41,21 @@ def test_an_import_creates_good_places_and_names_the_bad_features(server_factory
     assert canteen["floors"] == [0, 1] and canteen["description"] == "Hot food" and len(canteen["polygon"]) == 4
     assert server.get("/api/v1/places/terrace").json()["polygon"] == canteen["polygon"]
     assert [p["slug"] for p in server.get("/api/v1/places", params={"lat": 0, "lon": 180}).json()["places"]] == ["dateline"]
-    again = subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    again = subprocess.run([BINARY, "places", "import", str(source), "--database-url", database_url], capture_output=True, text=True, timeout=120)
     assert "0 created, 3 replaced" in again.stdout
     not_geojson = tmp_path / "list.json"
     not_geojson.write_text("[1, 2]")
-    refused = subprocess.run([BINARY, "places", "import", str(not_geojson), "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    refused = subprocess.run([BINARY, "places", "import", str(not_geojson), "--database-url", database_url], capture_output=True, text=True, timeout=120)
     assert refused.returncode != 0 and "FeatureCollection" in refused.stderr
 
 
-def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server_factory, data_dir, tmp_path):
+def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server_factory, database_url, tmp_path):
     server = server_factory()
     source = tmp_path / "places.geojson"
     source.write_text(json.dumps({"type": "FeatureCollection", "features": [
         feature({"slug": "canteen", "name": "Canteen"}, CANTEEN),
         feature({"slug": "upstairs", "name": "Upstairs", "floors": [1, 2]}, CANTEEN)]}))
-    assert subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, timeout=120).returncode == 0
+    assert subprocess.run([BINARY, "places", "import", str(source), "--database-url", database_url], capture_output=True, timeout=120).returncode == 0
     deadline = time.time() + 5
     while server.get("/api/v1/places/upstairs").status_code != 200 and time.time() < deadline:
         time.sleep(0.05)
@@ -64,7 +64,7 @@ def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server
     assert canteen.response.status_code == 200 and upstairs.response.status_code == 200
     refused = server.get("/api/v1/posts/stream", params={"place": "nowhere"})
     assert refused.status_code == 400 and refused.json()["error"]["field"] == "place"
-    time.sleep(0.3)
+    wait_for_streams(server, 2)
     outside = server.post({"lat": 22.4201, "lon": 114.2065, "message": "outside", "tag": "food"}).json()
     ground = server.post({"lat": 22.4190, "lon": 114.2065, "message": "on the edge, ground floor", "tag": "food", "floor": 0}).json()
     first = server.post({"lat": 22.4195, "lon": 114.2065, "message": "first floor", "tag": "food", "floor": 1}).json()
@@ -81,7 +81,7 @@ def test_a_stream_of_a_place_hears_only_posts_inside_it_and_on_its_floors(server
     # place's stream goes on: its outline did not change when the places were read again.
     grown = [[114.2060, 22.4190], [114.2070, 22.4190], [114.2070, 22.4210], [114.2060, 22.4210]]
     source.write_text(json.dumps({"type": "FeatureCollection", "features": [feature({"slug": "canteen", "name": "Canteen"}, grown)]}))
-    assert subprocess.run([BINARY, "places", "import", str(source), "--data-dir", data_dir], capture_output=True, timeout=120).returncode == 0
+    assert subprocess.run([BINARY, "places", "import", str(source), "--database-url", database_url], capture_output=True, timeout=120).returncode == 0
     deadline = time.time() + 5
     while len(server.get("/api/v1/places/canteen").json()["polygon"]) != 4 or server.get("/api/v1/places/canteen").json()["polygon"][2][1] != 22.421:
         assert time.time() < deadline, "the server did not follow the redrawn place"

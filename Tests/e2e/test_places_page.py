@@ -6,7 +6,6 @@ import datetime
 import math
 import os
 import subprocess
-import tempfile
 import time
 
 import pytest
@@ -17,7 +16,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions as EC
 
 from accessibility import axe_violations
-from conftest import BINARY, Server, stop_and_clean
+from conftest import BINARY, Server, new_data_dir, shared_postgres, stop_and_clean
 from test_browser import HERE, METRES_PER_DEGREE, browser_factory, screenshot, wait_for  # noqa: F401 (fixture)
 
 WEB = os.path.join(os.path.dirname(__file__), "../../web")
@@ -33,21 +32,21 @@ OUTSIDE = "Bike sale by the river"  # 2 km east of the place
 def places_board():
     """One server for the module: a moderator, three notes at HERE (the busiest spot) and one
     2 km east of it. The page is served from web/ so the test sees the page as edited."""
-    data_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
-    os.chmod(data_dir, 0o755)
+    data_dir = new_data_dir()
+    database_url = shared_postgres().create()
     server = None
     try:
-        added = subprocess.run([BINARY, "moderator", "add", "alice", "--data-dir", data_dir], input="alice-password-123\n",
+        added = subprocess.run([BINARY, "moderator", "add", "alice", "--database-url", database_url], input="alice-password-123\n",
                                capture_output=True, text=True, timeout=120)
         assert added.returncode == 0, added.stderr
-        server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB)
+        server = Server(data_dir, "--post-rate-per-minute", "0", "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, database_url=database_url)
         for message in INSIDE:
             assert server.post({"lat": HERE[0], "lon": HERE[1], "message": message, "tag": "food"}).status_code == 201
         east = HERE[1] + 2000 / (METRES_PER_DEGREE * math.cos(math.radians(HERE[0])))
         assert server.post({"lat": HERE[0], "lon": east, "message": OUTSIDE, "tag": "lifestyle"}).status_code == 201
         yield server
     finally:
-        stop_and_clean(server, data_dir)
+        stop_and_clean(server, data_dir, database_url)
 
 
 def log_in(driver, server):

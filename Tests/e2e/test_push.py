@@ -106,7 +106,7 @@ def test_pushes_are_encrypted_signed_and_a_410_ends_the_subscription(server_fact
             return [c for c in service.snapshot() if c["path"] == path]
         assert service.wait_for(lambda s: len(pushes("/push/kept")) >= 2 and len(pushes("/push/tagged")) >= 1
                                 and len(pushes("/push/gone")) >= 1, 20), service.snapshot()
-        time.sleep(1)
+        time.sleep(1)  # a push that should not come (a duplicate, the far note) would come within this
         audience = service.url
         received = {}
         for path, browser in [("/push/kept", kept), ("/push/tagged", tagged), ("/push/gone", gone)]:
@@ -129,7 +129,7 @@ def test_pushes_are_encrypted_signed_and_a_410_ends_the_subscription(server_fact
         kept_calls = len(pushes("/push/kept"))
         server.post({"lat": 35.6811, "lon": 139.7672, "message": "after", "tag": "sports"})
         assert service.wait_for(lambda s: len(pushes("/push/tagged")) >= 2, 10)
-        time.sleep(0.5)
+        time.sleep(0.5)  # pushes to the ended subscriptions, if any, would come with it
         assert len(pushes("/push/kept")) == kept_calls and len(pushes("/push/gone")) == gone_calls
         metrics = server.get("/metrics").text
         assert 'noticeboard_deliveries_total{kind="push",outcome="gone"}' in metrics
@@ -170,7 +170,7 @@ def test_a_reply_to_your_note_is_pushed_to_you_alone(server_factory):
         second = reply(note, "me too", {})                   # no key at all is someone else
 
         assert service.wait_for(lambda s: len(s.snapshot()) >= 2, 20), service.snapshot()
-        time.sleep(1.5)
+        time.sleep(1.5)  # the replies that must not be pushed would have arrived by now
         calls = [c for c in service.snapshot() if c["path"] == "/push/author"]
         assert all(len(c["body"]) <= 4096 for c in calls), [len(c["body"]) for c in calls]
         pushed = [author.decrypt(c["body"]) for c in calls]

@@ -122,7 +122,7 @@ def test_notify_me_subscribes_the_circle_and_stop_ends_it(board, service, browse
     made = board.post({"lat": NEAR[0], "lon": NEAR[1], "message": "ラーメン here 🍜", "tag": "food"}).json()
     board.post({"lat": 34.69, "lon": 135.50, "message": "far away", "tag": "food"})
     assert service.wait_for(lambda s: any(c["path"] == "/push/page" for c in s.snapshot()), 20), "no push arrived"
-    time.sleep(1)
+    time.sleep(1)  # a push for the far note would come within this
     calls = [c for c in service.snapshot() if c["path"] == "/push/page"]
     assert len(calls) == 1, calls
     verify_vapid(calls[0]["headers"], server_key, service.url)
@@ -157,7 +157,7 @@ def test_notify_me_subscribes_the_circle_and_stop_ends_it(board, service, browse
     gone = requests.delete(board.url + f"/api/v1/push/subscriptions/{kept['id']}", headers={"X-Device-Key": device}, timeout=10)
     assert gone.status_code == 404, "the page's DELETE already ended it"
     board.post({"lat": NEAR[0], "lon": NEAR[1], "message": "after stop", "tag": "food"})
-    time.sleep(3)
+    time.sleep(3)  # a push after Stop would come within this
     assert len([c for c in service.snapshot() if c["path"] == "/push/page"]) == 1, "pushed after Stop"
     violations = serious(driver)
     assert violations == [], violations

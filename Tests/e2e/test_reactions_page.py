@@ -10,7 +10,6 @@ import os
 import re
 import secrets
 import subprocess
-import tempfile
 import time
 
 import pytest
@@ -18,7 +17,7 @@ import requests
 from selenium.webdriver.common.by import By
 
 from accessibility import axe_violations
-from conftest import BINARY, Server, stop_and_clean
+from conftest import BINARY, Server, new_data_dir, shared_postgres, stop_and_clean
 from test_browser import browser_factory, iso, screenshot, wait_for  # noqa: F401 (fixture)
 
 WEB = os.path.join(os.path.dirname(__file__), "../../web")  # the page as edited, not the build's copy
@@ -42,8 +41,8 @@ def key():
 def board():
     """One server for the module: a moderator, one note imported as made three days ago (at spot 5),
     unlimited posting and liking; the page served from web/ as edited."""
-    data_dir = tempfile.mkdtemp(prefix="noticeboard-e2e-")
-    os.chmod(data_dir, 0o755)
+    data_dir = new_data_dir()
+    database_url = shared_postgres().create()
     server = None
     try:
         three_days_ago = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=3)
@@ -51,16 +50,16 @@ def board():
         with open(path, "w") as handle:
             lat, lon = spot(5)
             handle.write(json.dumps({"lat": lat, "lon": lon, "message": OLD_MESSAGE, "tag": "lifestyle", "createdAt": iso(three_days_ago)}) + "\n")
-        imported = subprocess.run([BINARY, "import", path, "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+        imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=120)
         assert imported.returncode == 0, imported.stderr
-        added = subprocess.run([BINARY, "moderator", "add", "alice", "--data-dir", data_dir], input=PASSWORD + "\n",
+        added = subprocess.run([BINARY, "moderator", "add", "alice", "--database-url", database_url], input=PASSWORD + "\n",
                                capture_output=True, text=True, timeout=120)
         assert added.returncode == 0, added.stderr
         server = Server(data_dir, "--post-rate-per-minute", "0", "--like-rate-per-minute", "0",
-                        "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB)
+                        "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB, database_url=database_url)
         yield server
     finally:
-        stop_and_clean(server, data_dir)
+        stop_and_clean(server, data_dir, database_url)
 
 
 def phone(browser_factory):
@@ -218,8 +217,9 @@ def test_a_like_on_a_note_that_vanished_says_so(board, browser_factory):
              timeout=15, message="the vanished note leaves the list")
 
 
-def test_too_many_likes_is_said_and_the_count_goes_back(data_dir, browser_factory):
-    server = Server(data_dir, "--like-rate-per-minute", "1", "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB)
+def test_too_many_likes_is_said_and_the_count_goes_back(data_dir, database_url, browser_factory):
+    server = Server(data_dir, "--like-rate-per-minute", "1", "--tile-url", "/no-tiles/{z}/{x}/{y}.png", "--web-dir", WEB,
+                    database_url=database_url)
     try:
         where = spot(9)
         note = make_note(server, where, "Bike repair workshop, free, Saturday")
@@ -434,7 +434,7 @@ def test_the_board_on_a_past_day(board, browser_factory):
 
     # A note posted now does not land in the past.
     make_note(board, where, "Posted while you looked back")
-    time.sleep(1.5)
+    time.sleep(1.5)  # a live update would have drawn it by now
     assert list_messages(driver) == [OLD_MESSAGE]
 
     # Its thread is read-only there.

@@ -5,7 +5,9 @@ import subprocess
 import tempfile
 import time
 
-from conftest import BINARY, Server
+from conftest import BINARY, HEAVY, Server
+
+pytestmark = HEAVY
 
 
 def test_starts_killed_midway_leave_no_scratch_files(data_dir):

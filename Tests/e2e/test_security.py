@@ -21,8 +21,8 @@ INJECTIONS = ["' OR '1'='1", "1; DROP TABLE posts; --", "\" OR \"\"=\"", "1' UNI
               "%27%3B%20DROP%20TABLE%20posts%3B", "$$; DELETE FROM posts; $$", "\\x00", "日本'); --"]
 
 
-def add_moderator(data_dir, name="mod", password="mod-password-123"):
-    added = subprocess.run([BINARY, "moderator", "add", name, "--data-dir", data_dir], input=password + "\n",
+def add_moderator(database_url, name="mod", password="mod-password-123"):
+    added = subprocess.run([BINARY, "moderator", "add", name, "--database-url", database_url], input=password + "\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
     return password
@@ -39,17 +39,17 @@ def assert_locked_out(server, token_header):
         assert response.json()["error"]["code"] == "unauthorized"
 
 
-def test_moderation_is_closed_without_with_forged_expired_revoked_and_removed_tokens(server_factory, data_dir):
+def test_moderation_is_closed_without_with_forged_expired_revoked_and_removed_tokens(server_factory, database_url):
     server = server_factory("--token-lifetime", "2")
-    add_moderator(data_dir)
-    add_moderator(data_dir, "other", "other-password-123")
+    add_moderator(database_url)
+    add_moderator(database_url, "other", "other-password-123")
     for header in ({}, {"Authorization": "Bearer forged"}, {"Authorization": "Bearer " + "A" * 43},
                    {"Authorization": "Basic bW9kOm1vZC1wYXNzd29yZC0xMjM="}, {"Authorization": "Bearer"}):
         assert_locked_out(server, header)
 
     expiring = login(server).json()["token"]
     assert requests.get(server.url + "/api/v1/moderation/audit", headers={"Authorization": f"Bearer {expiring}"}, timeout=30).status_code == 200
-    time.sleep(2.5)
+    time.sleep(2.5)  # the token's lifetime (2 s) runs out
     assert_locked_out(server, {"Authorization": f"Bearer {expiring}"})
 
     revoked = login(server).json()["token"]
@@ -57,14 +57,14 @@ def test_moderation_is_closed_without_with_forged_expired_revoked_and_removed_to
     assert_locked_out(server, {"Authorization": f"Bearer {revoked}"})
 
     removed = login(server, "other", "other-password-123").json()["token"]
-    result = subprocess.run([BINARY, "moderator", "remove", "other", "--data-dir", data_dir], capture_output=True, text=True, timeout=120)
+    result = subprocess.run([BINARY, "moderator", "remove", "other", "--database-url", database_url], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert_locked_out(server, {"Authorization": f"Bearer {removed}"})
 
 
-def test_many_login_attempts_are_throttled(server_factory, data_dir):
+def test_many_login_attempts_are_throttled(server_factory, database_url):
     server = server_factory()
-    add_moderator(data_dir)
+    add_moderator(database_url)
     statuses = [login(server, "mod", f"guess-{attempt}").status_code for attempt in range(12)]
     assert statuses[0] == 401 and 429 in statuses
     limited = next(response for response in (login(server, "mod", "guess") for _ in range(3)) if response.status_code == 429)
@@ -73,9 +73,9 @@ def test_many_login_attempts_are_throttled(server_factory, data_dir):
     assert login(server).status_code == 429
 
 
-def test_sql_injection_strings_in_every_parameter_and_field_change_nothing(server_factory, data_dir):
+def test_sql_injection_strings_in_every_parameter_and_field_change_nothing(server_factory, database_url):
     server = server_factory("--post-rate-per-minute", "0")
-    add_moderator(data_dir)
+    add_moderator(database_url)
     token = login(server).json()["token"]
     auth = {"Authorization": f"Bearer {token}"}
     assert server.post({"lat": 1, "lon": 1, "message": "keep me", "tag": "food"}).status_code == 201
@@ -203,7 +203,7 @@ def test_cors_is_closed_by_default_and_open_to_configured_origins(server_factory
     assert "Access-Control-Allow-Origin" not in opened.get("/api/v1/posts", headers={"Origin": "https://evil.example"}).headers
 
 
-def test_tls(server_factory, data_dir, tmp_path):
+def test_tls(server_factory, database_url, tmp_path):
     key, cert = os.path.join(tmp_path, "key.pem"), os.path.join(tmp_path, "cert.pem")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
                     "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True, timeout=60)

@@ -9,7 +9,9 @@ import time
 import pytest
 
 import raw_clients
-from conftest import OUTPUT, Server, cluster_running
+from conftest import HEAVY, OUTPUT, Server, cluster_running
+
+pytestmark = HEAVY
 
 SHUTDOWN_TIMEOUT = 2
 DEADLINE = SHUTDOWN_TIMEOUT + 5

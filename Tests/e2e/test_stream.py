@@ -6,6 +6,8 @@ import time
 
 import requests
 
+from conftest import wait_for_streams
+
 
 class EventReader:
     """Reads an SSE stream on a thread; events arrive on a queue as dicts (id, event, data)."""
@@ -65,7 +67,7 @@ def test_a_new_post_in_the_area_arrives_with_distance_and_bearing(server_factory
     far = EventReader(server.url + "/api/v1/posts/stream", {"lat": -33.9, "lon": 18.4, "radius": 500})
     assert near.response.status_code == 200
     assert near.response.headers["Content-Type"].startswith("text/event-stream")
-    time.sleep(0.3)
+    wait_for_streams(server, 3)
     created = server.post({"lat": 22.301, "lon": 114.2, "message": "hello <b>live</b>", "tag": "food"}).json()
     server.post({"lat": 22.301, "lon": 114.2, "message": "other tag", "tag": "fashion"})
 
@@ -89,7 +91,7 @@ def test_reconnecting_with_last_event_id_resumes_without_gaps(server_factory):
     server = server_factory()
     params = {"lat": 10, "lon": 10, "radius": 1000}
     first = EventReader(server.url + "/api/v1/posts/stream", params)
-    time.sleep(0.3)
+    wait_for_streams(server, 1)
     server.post({"lat": 10, "lon": 10, "message": "one", "tag": "a"})
     last_seen = first.next()["id"]
     first.close()
@@ -132,11 +134,11 @@ def test_stream_parameters_are_validated_like_nearby(server_factory):
         assert response.json()["error"]["field"] == field
 
 
-def test_shutdown_with_an_open_stream_is_graceful(server_factory, data_dir):
+def test_shutdown_with_an_open_stream_is_graceful(embedded_server_factory, data_dir):
     from conftest import cluster_running
-    server = server_factory()
+    server = embedded_server_factory()
     reader = EventReader(server.url + "/api/v1/posts/stream", {"lat": 1, "lon": 1})
-    time.sleep(0.3)
+    wait_for_streams(server, 1)
     started = time.time()
     assert server.stop(timeout=30) == 0
     assert time.time() - started < 20
@@ -144,7 +146,7 @@ def test_shutdown_with_an_open_stream_is_graceful(server_factory, data_dir):
     reader.close()
 
 
-def test_sigterm_lets_requests_in_flight_finish(server_factory, data_dir):
+def test_sigterm_lets_requests_in_flight_finish(server_factory):
     """Posts racing a SIGTERM: each either gets its 201 (and is kept) or never reached the server."""
     import concurrent.futures
     import signal

@@ -120,13 +120,13 @@ def test_bad_updates_get_an_error_and_the_socket_stays_open(server_factory):
         walker.socket.send("not json")
         [message] = walker.messages()
         assert message["type"] == "error" and "field" not in message["error"]
-        # More than ten updates a second: the rest are dropped, not queued.
+        # More than ten updates a second: the rest are dropped, not queued. (A second of its own first.)
         time.sleep(1.1)
         for _ in range(30):
             walker.socket.send(json.dumps({"lat": 100, "lon": 0}))
         answered = walker.messages(quiet=0.6)
         assert 10 <= len(answered) <= 12, len(answered)
-        time.sleep(1.1)
+        time.sleep(1.1)  # the second of the dropped updates ends
         walker.step({"lat": 0, "lon": 0})  # still open and answering
     finally:
         walker.close()

@@ -8,7 +8,9 @@ import struct
 import time
 
 import raw_clients
-from conftest import Server, cluster_running
+from conftest import HEAVY, Server, cluster_running
+
+pytestmark = HEAVY
 
 SHUTDOWN_TIMEOUT = 2
 

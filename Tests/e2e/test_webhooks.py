@@ -19,8 +19,8 @@ SECRET = "a-webhook-secret-of-some-length"
 AREA = {"lat": 51.5072, "lon": -0.1276, "radius": 2000}
 
 
-def token_for(server, data_dir):
-    added = subprocess.run([BINARY, "moderator", "add", "hooks", "--data-dir", data_dir], input="hooks-password-123\n",
+def token_for(server, database_url):
+    added = subprocess.run([BINARY, "moderator", "add", "hooks", "--database-url", database_url], input="hooks-password-123\n",
                            capture_output=True, text=True, timeout=120)
     assert added.returncode == 0, added.stderr
     return server.post_json("/api/v1/auth/token", {"username": "hooks", "password": "hooks-password-123"}).json()["token"]
@@ -44,12 +44,12 @@ def verified(call):
     return body
 
 
-def test_every_matching_post_once_signed_retried_and_removed(server_factory, data_dir):
+def test_every_matching_post_once_signed_retried_and_removed(server_factory, database_url):
     receiver = Receiver()
     failing_until = [0.0]
     receiver.status_for = lambda path: 500 if time.monotonic() < failing_until[0] else 200
     server = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
-    token = token_for(server, data_dir)
+    token = token_for(server, database_url)
     auth = {"Authorization": f"Bearer {token}"}
     try:
         # Refusals name their field; loopback and private hosts are refused unless allowed.
@@ -82,7 +82,7 @@ def test_every_matching_post_once_signed_retried_and_removed(server_factory, dat
             ids = {verified(c)["post"]["id"] for c in r.accepted() if c["json"]["event"] == "post.created"}
             return set(matching) <= ids
         assert receiver.wait_for(all_created, 40), f"deliveries: {[(c['status'], c['body'][:80]) for c in receiver.snapshot()]}"
-        time.sleep(1)
+        time.sleep(1)  # duplicates and the deliveries that must not come would come within this
         accepted = [verified(c) for c in receiver.accepted()]
         by_delivery = {}
         for body in accepted:
@@ -130,23 +130,23 @@ def test_every_matching_post_once_signed_retried_and_removed(server_factory, dat
         assert requests.delete(server.url + f"/api/v1/moderation/webhooks/{hook['id']}", headers=auth, timeout=10).status_code == 404
         before = len(receiver.snapshot())
         server.post(note(20))
-        time.sleep(1.5)
+        time.sleep(1.5)  # a delivery to the deleted webhook would come within this
         assert len(receiver.snapshot()) == before, "a deleted webhook still received a post"
     finally:
         receiver.close()
 
 
-def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(server_factory, data_dir):
+def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(server_factory, database_url):
     receiver = Receiver()
     receiver.status_for = lambda path: 503  # down: deliveries pile up in the outbox
     first = server_factory("--webhook-allow-host", "127.0.0.1", "--post-rate-per-minute", "0")
-    token = token_for(first, data_dir)
+    token = token_for(first, database_url)
     try:
         assert create_webhook(first, token, receiver.url).status_code == 201
         backlog = [first.post(note(i)).json()["id"] for i in range(10)]
         # Every queued delivery tried and refused once, and recorded: none is under a lease when killed.
         assert receiver.wait_for(lambda r: len(r.snapshot()) >= len(backlog), 15), "not every delivery was tried"
-        time.sleep(0.5)
+        time.sleep(0.5)  # the refusals recorded in the outbox (the receiver answers before the server writes)
         first.process.send_signal(signal.SIGKILL)
         first.process.wait(30)
 
@@ -162,7 +162,7 @@ def test_the_backlog_survives_kill_9_and_two_instances_send_each_delivery_once(s
         # The backlog's first retry comes 5-6 s after its first failure, later ones 10-12 s after.
         assert receiver.wait_for(lambda r: expected <= delivered_ids(r), 75), \
             f"missing: {sorted(expected - delivered_ids(receiver))}"
-        time.sleep(2)
+        time.sleep(2)  # a second sending of a delivery by the other instance would come within this
         accepted = [verified(c) for c in receiver.accepted()]
         counts = {}
         for body in accepted:
