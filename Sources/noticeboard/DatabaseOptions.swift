@@ -21,6 +21,14 @@ struct DatabaseOptions: ParsableArguments {
     @Option(help: "Log lines as text or json (one object per line). Default text. Env: NOTICEBOARD_LOG_FORMAT.")
     var logFormat: String?
 
+    /// These options' values, flag over environment.
+    var settings: SettingsSource {
+        SettingsSource(flags: [
+            "databaseURL": databaseURL.setting, "readDatabaseURL": readDatabaseURL.setting, "dataDir": dataDir.setting,
+            "logLevel": logLevel.setting, "logFormat": logFormat.setting,
+        ])
+    }
+
     func validate() throws {
         do {
             if let url = resolvedDatabaseURL { _ = try Self.writeEndpoint(url) }
@@ -31,16 +39,16 @@ struct DatabaseOptions: ParsableArguments {
         if resolvedReadDatabaseURL != nil, resolvedDatabaseURL == nil {
             throw ValidationError("--read-database-url needs --database-url: the embedded cluster has no standby")
         }
-        if let format = Environment.value(logFormat, "NOTICEBOARD_LOG_FORMAT"), LogFormat(rawValue: format) == nil {
+        if let format = settings.string("logFormat"), LogFormat(rawValue: format) == nil {
             throw ValidationError("--log-format must be text or json, not \(format)")
         }
-        if let level = Environment.value(logLevel, "LOG_LEVEL"), Logger.Level(rawValue: level) == nil {
+        if let level = settings.string("logLevel"), Logger.Level(rawValue: level) == nil {
             throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical, not \(level)")
         }
     }
 
-    var resolvedDatabaseURL: String? { Environment.value(databaseURL, "NOTICEBOARD_DATABASE_URL") }
-    var resolvedReadDatabaseURL: String? { Environment.value(readDatabaseURL, "NOTICEBOARD_READ_DATABASE_URL") }
+    var resolvedDatabaseURL: String? { settings.string("databaseURL") }
+    var resolvedReadDatabaseURL: String? { settings.string("readDatabaseURL") }
 
     /// With several hosts, writes go to whichever is the primary (libpq's read-write) unless the URL says otherwise.
     static func writeEndpoint(_ url: String) throws -> DatabaseEndpoint {
@@ -50,13 +58,13 @@ struct DatabaseOptions: ParsableArguments {
     }
 
     var resolvedDataDirectory: URL {
-        URL(fileURLWithPath: Environment.value(dataDir, "NOTICEBOARD_DATA_DIR") ?? "./.noticeboard").standardizedFileURL
+        URL(fileURLWithPath: settings.string("dataDir", default: "./.noticeboard")).standardizedFileURL
     }
 
     func makeLogger(label: String = "noticeboard") -> Logger {
-        LoggingSetup.bootstrap(Environment.value(logFormat, "NOTICEBOARD_LOG_FORMAT").flatMap(LogFormat.init(rawValue:)) ?? .text)
+        LoggingSetup.bootstrap(settings.string("logFormat").flatMap(LogFormat.init(rawValue:)) ?? .text)
         var logger = Logger(label: label)
-        logger.logLevel = Environment.value(logLevel, "LOG_LEVEL").flatMap(Logger.Level.init(rawValue:)) ?? .info
+        logger.logLevel = settings.string("logLevel").flatMap(Logger.Level.init(rawValue:)) ?? .info
         return logger
     }
 
@@ -113,32 +121,4 @@ struct DatabaseHandle: Sendable {
     }
 
     func close() { embedded?.stop() }
-}
-
-enum Environment {
-    /// flag > environment > nil.
-    static func value(_ flag: String?, _ name: String) -> String? {
-        if let flag { return flag }
-        if let value = ProcessInfo.processInfo.environment[name], !value.isEmpty { return value }
-        return nil
-    }
-
-    /// Seconds, fractions allowed, between 0.1 s and a day.
-    static func seconds(_ flag: Double?, _ name: String, default fallback: Duration) throws -> Duration {
-        var value = flag
-        if value == nil, let text = ProcessInfo.processInfo.environment[name], !text.isEmpty {
-            guard let parsed = Double(text) else { throw ValidationError("\(name) must be a number of seconds, not \(text)") }
-            value = parsed
-        }
-        guard let value else { return fallback }
-        guard value >= 0.1, value <= 86_400 else { throw ValidationError("\(name) must be 0.1 to 86400 seconds") }
-        return .milliseconds(Int64((value * 1000).rounded()))
-    }
-
-    static func integer(_ flag: Int?, _ name: String, default fallback: Int) throws -> Int {
-        if let flag { return flag }
-        guard let text = ProcessInfo.processInfo.environment[name], !text.isEmpty else { return fallback }
-        guard let value = Int(text) else { throw ValidationError("\(name) must be an integer, not \(text)") }
-        return value
-    }
 }

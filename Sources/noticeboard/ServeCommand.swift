@@ -158,67 +158,82 @@ struct ServeCommand: AsyncParsableCommand {
         try await app.runService()
     }
 
+    /// The serve command's own options, flag over environment.
+    var source: SettingsSource {
+        SettingsSource(flags: [
+            "host": host.setting, "port": port.setting, "postRatePerMinute": postRatePerMinute.setting, "postBurst": postBurst.setting,
+            "likeRatePerMinute": likeRatePerMinute.setting, "reportThreshold": reportThreshold.setting, "webDir": webDir.setting,
+            "tileUrl": tileURL.setting, "tileAttribution": tileAttribution.setting, "leafletDir": leafletDir.setting,
+            "chartjsDir": chartDir.setting, "corsOrigins": corsOrigin.setting, "streamsPerClient": streamsPerClient.setting,
+            "walksPerClient": walksPerClient.setting, "streamKeepAlive": streamKeepAlive.setting, "tokenLifetime": tokenLifetime.setting,
+            "tlsCert": tlsCert.setting, "tlsKey": tlsKey.setting, "trustedProxies": trustedProxy.setting,
+            "maxConnections": maxConnections.setting, "maxConnectionsPerAddress": maxConnectionsPerAddress.setting,
+            "idleTimeout": idleTimeout.setting, "bodyTimeout": bodyTimeout.setting, "writeTimeout": writeTimeout.setting,
+            "shutdownTimeout": shutdownTimeout.setting, "walkIdleTimeout": walkIdleTimeout.setting,
+            "webhookAllowHosts": webhookAllowHost.setting, "vapidSubject": vapidSubject.setting, "metricsToken": metricsToken.setting,
+            "clientHashKey": nil,
+        ])
+    }
+
     func resolvedSettings() throws -> ServerSettings {
-        let proxies = trustedProxy.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_TRUSTED_PROXIES")) : trustedProxy
+        let source = source
         var settings = ServerSettings(
-            host: Environment.value(host, "NOTICEBOARD_HOST") ?? "127.0.0.1",
-            port: try Environment.integer(port, "NOTICEBOARD_PORT", default: 8080),
-            postRatePerMinute: try Environment.integer(postRatePerMinute, "NOTICEBOARD_POST_RATE_PER_MINUTE", default: 30),
-            postBurst: try Environment.integer(postBurst, "NOTICEBOARD_POST_BURST", default: 10),
-            reportThreshold: try Environment.integer(reportThreshold, "NOTICEBOARD_REPORT_THRESHOLD", default: 5),
-            trustedProxies: proxies,
-            clientHashKey: try clientHashKey(),
-            webDirectory: Environment.value(webDir, "NOTICEBOARD_WEB_DIR"),
+            host: source.string("host", default: "127.0.0.1"),
+            port: try source.integer("port", default: 8080),
+            postRatePerMinute: try source.integer("postRatePerMinute", default: 30),
+            postBurst: try source.integer("postBurst", default: 10),
+            reportThreshold: try source.integer("reportThreshold", default: 5),
+            trustedProxies: source.list("trustedProxies"),
+            clientHashKey: try clientHashKey(secret: source.string("clientHashKey")),
+            webDirectory: source.string("webDir"),
             page: PageSettings(
-                tileURL: Environment.value(tileURL, "NOTICEBOARD_TILE_URL") ?? PageSettings.openStreetMapTiles,
-                tileAttribution: Environment.value(tileAttribution, "NOTICEBOARD_TILE_ATTRIBUTION") ?? PageSettings.openStreetMapAttribution,
-                leafletDirectory: Environment.value(leafletDir, "NOTICEBOARD_LEAFLET_DIR") ?? PageSettings.debianLeaflet,
-                chartDirectory: Environment.value(chartDir, "NOTICEBOARD_CHARTJS_DIR") ?? PageSettings.debianChartJS))
-        settings.corsOrigins = corsOrigin.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_CORS_ORIGINS")) : corsOrigin
-        settings.likeRatePerMinute = try Environment.integer(likeRatePerMinute, "NOTICEBOARD_LIKE_RATE_PER_MINUTE", default: 120)
+                tileURL: source.string("tileUrl", default: PageSettings.openStreetMapTiles),
+                tileAttribution: source.string("tileAttribution", default: PageSettings.openStreetMapAttribution),
+                leafletDirectory: source.string("leafletDir", default: PageSettings.debianLeaflet),
+                chartDirectory: source.string("chartjsDir", default: PageSettings.debianChartJS)))
+        settings.corsOrigins = source.list("corsOrigins")
+        settings.likeRatePerMinute = try source.integer("likeRatePerMinute", default: 120)
         guard settings.likeRatePerMinute >= 0 else { throw ValidationError("the like rate must not be negative") }
-        settings.streamsPerClient = try Environment.integer(streamsPerClient, "NOTICEBOARD_STREAMS_PER_CLIENT", default: 16)
-        switch (Environment.value(tlsCert, "NOTICEBOARD_TLS_CERT"), Environment.value(tlsKey, "NOTICEBOARD_TLS_KEY")) {
+        settings.streamsPerClient = try source.integer("streamsPerClient", default: 16)
+        switch (source.string("tlsCert"), source.string("tlsKey")) {
         case (let cert?, let key?): settings.tls = (cert, key)
         case (nil, nil): break
         default: throw ValidationError("--tls-cert and --tls-key go together")
         }
-        settings.tokenLifetimeSeconds = try Environment.integer(
-            tokenLifetime, "NOTICEBOARD_TOKEN_LIFETIME", default: ModeratorAuth.defaultTokenLifetimeSeconds)
+        settings.tokenLifetimeSeconds = try source.integer("tokenLifetime", default: ModeratorAuth.defaultTokenLifetimeSeconds)
         guard settings.tokenLifetimeSeconds >= 1 else { throw ValidationError("--token-lifetime must be at least 1 second") }
-        settings.streamKeepAliveSeconds = try Environment.integer(streamKeepAlive, "NOTICEBOARD_STREAM_KEEP_ALIVE", default: 15)
+        settings.streamKeepAliveSeconds = try source.integer("streamKeepAlive", default: 15)
         guard (1...15).contains(settings.streamKeepAliveSeconds) else { throw ValidationError("--stream-keep-alive must be 1 to 15 seconds") }
-        settings.walksPerClient = try Environment.integer(walksPerClient, "NOTICEBOARD_WALKS_PER_CLIENT", default: 16)
+        settings.walksPerClient = try source.integer("walksPerClient", default: 16)
         guard settings.walksPerClient >= 1 else { throw ValidationError("--walks-per-client must be at least 1") }
         guard settings.streamsPerClient >= 1 else { throw ValidationError("--streams-per-client must be at least 1") }
         guard (0...65535).contains(settings.port) else { throw ValidationError("the port must be in 0...65535") }
         guard settings.postRatePerMinute >= 0 else { throw ValidationError("the post rate must not be negative") }
         guard settings.postBurst >= 1 else { throw ValidationError("the post burst must be at least 1") }
         guard settings.reportThreshold >= 1 else { throw ValidationError("the report threshold must be at least 1") }
-        settings.connections = try resolvedConnectionSettings()
-        settings.metricsToken = Environment.value(metricsToken, "NOTICEBOARD_METRICS_TOKEN")
-        settings.webhookAllowHosts = webhookAllowHost.isEmpty ? Self.list(Environment.value(nil, "NOTICEBOARD_WEBHOOK_ALLOW_HOSTS")) : webhookAllowHost
-        if let subject = Environment.value(vapidSubject, "NOTICEBOARD_VAPID_SUBJECT") {
+        settings.connections = try resolvedConnectionSettings(source)
+        settings.metricsToken = source.string("metricsToken")
+        settings.webhookAllowHosts = source.list("webhookAllowHosts")
+        if let subject = source.string("vapidSubject") {
             guard subject.hasPrefix("mailto:") || subject.hasPrefix("https://") else { throw ValidationError("--vapid-subject must be a mailto: or https: URL") }
             settings.vapidSubject = subject
         }
         return settings
     }
 
-    func resolvedConnectionSettings() throws -> ConnectionSettings {
+    func resolvedConnectionSettings(_ source: SettingsSource) throws -> ConnectionSettings {
         var connections = ConnectionSettings()
-        connections.maxConnections = try Environment.integer(maxConnections, "NOTICEBOARD_MAX_CONNECTIONS", default: connections.maxConnections)
-        let perAddress = try Environment.integer(maxConnectionsPerAddress, "NOTICEBOARD_MAX_CONNECTIONS_PER_ADDRESS", default: 0)
+        connections.maxConnections = try source.integer("maxConnections", default: connections.maxConnections)
+        let perAddress = try source.integer("maxConnectionsPerAddress", default: 0)
         connections.maxConnectionsPerAddress = perAddress == 0 ? nil : perAddress
         guard connections.maxConnections >= 1, perAddress >= 0 else {
             throw ValidationError("--max-connections and --max-connections-per-address must be at least 1")
         }
-        connections.walkIdleTimeout = try Environment.seconds(walkIdleTimeout, "NOTICEBOARD_WALK_IDLE_TIMEOUT", default: connections.walkIdleTimeout)
-        connections.idleTimeout = try Environment.seconds(idleTimeout, "NOTICEBOARD_IDLE_TIMEOUT", default: connections.idleTimeout)
-        connections.bodyTimeout = try Environment.seconds(bodyTimeout, "NOTICEBOARD_BODY_TIMEOUT", default: connections.bodyTimeout)
-        connections.writeTimeout = try Environment.seconds(writeTimeout, "NOTICEBOARD_WRITE_TIMEOUT", default: connections.writeTimeout)
-        connections.shutdownTimeout = try Environment.seconds(
-            shutdownTimeout, "NOTICEBOARD_SHUTDOWN_TIMEOUT", default: connections.shutdownTimeout)
+        connections.walkIdleTimeout = try source.seconds("walkIdleTimeout", default: connections.walkIdleTimeout)
+        connections.idleTimeout = try source.seconds("idleTimeout", default: connections.idleTimeout)
+        connections.bodyTimeout = try source.seconds("bodyTimeout", default: connections.bodyTimeout)
+        connections.writeTimeout = try source.seconds("writeTimeout", default: connections.writeTimeout)
+        connections.shutdownTimeout = try source.seconds("shutdownTimeout", default: connections.shutdownTimeout)
         // Descriptors run out before the cap otherwise; a process at its descriptor limit fails
         // in ways nobody chose. Some are kept for the database, files and the listener.
         let descriptors = DescriptorLimit.raiseToHardLimit()
@@ -231,11 +246,6 @@ struct ServeCommand: AsyncParsableCommand {
         return connections
     }
 
-    /// A comma-separated environment value as a list.
-    static func list(_ text: String?) -> [String] {
-        (text ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-    }
-
     /// `<data-dir>/database-timeline`: the newest timeline this instance wrote on.
     func timelineFile() throws -> URL {
         let directory = database.resolvedDataDirectory
@@ -244,8 +254,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// NOTICEBOARD_CLIENT_HASH_KEY (shared by all instances), else a random key kept in the data directory.
-    func clientHashKey() throws -> SymmetricKey {
-        if let secret = Environment.value(nil, "NOTICEBOARD_CLIENT_HASH_KEY") {
+    func clientHashKey(secret: String?) throws -> SymmetricKey {
+        if let secret {
             return SymmetricKey(data: SHA256.hash(data: Data(secret.utf8)))
         }
         let directory = database.resolvedDataDirectory

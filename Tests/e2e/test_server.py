@@ -6,6 +6,8 @@ import signal
 import subprocess
 import time
 
+import requests
+
 from conftest import BINARY, HEAVY, cluster_running, wait_until
 
 
@@ -173,3 +175,23 @@ def test_json_logs_carry_request_ids_and_no_secrets(server_factory):
     assert any(record.get("request_id") == generated.headers["X-Request-Id"] for record in finished)
     everything = "".join(server.lines)
     assert secret_message not in everything and "hunter2-secret-pw" not in everything
+
+
+def test_a_flag_wins_over_the_environment_which_wins_over_the_default(server_factory):
+    """Settings (swift-configuration): a flag, else NOTICEBOARD_…, else the default; lists from
+    the environment comma-separated; a value that cannot be read names its variable and stops."""
+    env = {"NOTICEBOARD_TILE_URL": "https://env.example/{z}/{x}/{y}.png", "NOTICEBOARD_TILE_ATTRIBUTION": "from the environment",
+           "NOTICEBOARD_CORS_ORIGINS": "https://a.example, https://b.example"}
+    server = server_factory("--tile-url", "https://flag.example/{z}/{x}/{y}.png", env=env)
+    config = server.get("/config.json").json()
+    assert config["tileURL"] == "https://flag.example/{z}/{x}/{y}.png"
+    assert config["tileAttribution"] == "from the environment"
+    for origin in ("https://a.example", "https://b.example"):
+        preflight = requests.options(server.url + "/api/v1/posts", timeout=10, headers={
+            "Origin": origin, "Access-Control-Request-Method": "POST"})
+        assert preflight.headers.get("Access-Control-Allow-Origin") == origin, preflight.headers
+    plain = server_factory()
+    assert "openstreetmap" in plain.get("/config.json").json()["tileURL"]
+    refused = subprocess.run([BINARY, "serve", "--port", "0"], capture_output=True, text=True, timeout=60,
+                             env={**os.environ, "NOTICEBOARD_POST_BURST": "ten"})
+    assert refused.returncode != 0 and "NOTICEBOARD_POST_BURST must be an integer, not ten" in refused.stderr, refused.stderr
