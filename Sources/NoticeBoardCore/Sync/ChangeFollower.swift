@@ -7,11 +7,14 @@ import Metrics
 /// Where announcements are not heard (changes read from a hot standby) it ticks ten times a second.
 /// Catch-ups are at least `spacing` apart: under a write load announcements come hundreds of times
 /// a second, and one query for each cost the database more than the writes it reported.
+/// A page that fails (one too large to read within the store's deadline on a busy machine, after
+/// an import) is asked again a quarter as large, and pages grow back after each success.
 struct ChangeFollower: Sendable {
     let board: Board
     let feed: any ChangeFeed
     let logger: Logger
     var pageSize = 10_000
+    var smallestPage = 100
     var tick: Duration = .milliseconds(500)
     var pollingTick: Duration = .milliseconds(100)
     var spacing: Duration = .milliseconds(20)
@@ -51,11 +54,13 @@ struct ChangeFollower: Sendable {
                 let clock = ContinuousClock()
                 let origin = clock.now
                 var cursor = ChangeCursor(after: start)
+                var page = pageSize
                 for await _ in wakeups {
                     do {
-                        try await catchUp(&cursor, now: { (clock.now - origin).milliseconds / 1000 })
+                        try await catchUp(&cursor, pageSize: &page, now: { (clock.now - origin).milliseconds / 1000 })
                     } catch {
-                        logger.warning("change feed unavailable; retrying", metadata: ["error": "\(error)"])
+                        page = max(smallestPage, page / 4)
+                        logger.warning("change feed unavailable; retrying", metadata: ["error": "\(error)", "page": "\(page)"])
                     }
                     try await Task.sleep(for: spacing)
                 }
@@ -65,11 +70,13 @@ struct ChangeFollower: Sendable {
         }
     }
 
-    /// Applies every new change, a page at a time.
-    func catchUp(_ cursor: inout ChangeCursor, now: () -> Double) async throws {
+    /// Applies every new change, a page at a time; each page read grows the next (up to `pageSize`).
+    func catchUp(_ cursor: inout ChangeCursor, pageSize: inout Int, now: () -> Double) async throws {
         var after = cursor.watermark
         while true {
-            let page = try await feed.changes(after: after, limit: pageSize)
+            let limit = pageSize
+            let page = try await feed.changes(after: after, limit: limit)
+            pageSize = min(self.pageSize, limit * 2)
             var applied = 0
             for change in page where cursor.isNew(change.sequence) {
                 board.reconcile(change.post, status: change.status, version: change.version)
@@ -81,7 +88,7 @@ struct ChangeFollower: Sendable {
             }
             cursor.applied(page.map(\.sequence), now: now())
             if applied > 0 { Counter(label: "noticeboard_changes_applied_total").increment(by: applied) }
-            guard page.count == pageSize, let last = page.last?.sequence else { return }
+            guard page.count == limit, let last = page.last?.sequence else { return }
             after = last
         }
     }
