@@ -12,21 +12,21 @@ import Synchronization
 
 /// Sends due deliveries: every instance runs one, each claims deliveries under a lease (so one
 /// instance sends each, and another takes over what a dead one held), and records how each
-/// attempt ended (deliveries that succeed together in one transaction, `DeliveredBatch`). Calls
-/// run side by side, at most `maxInFlight` in all and `maxPerHost` to any one host, and
-/// `maxPerSlowHost` to a host that took longer than `slowCall` to answer within the last
-/// `slowMemory`: a receiver that hangs holds a few slots of its own only, and a push service
-/// that answers promptly gets as many as a city's fan-out needs. What is claimed for a host already at its bound waits
-/// in memory for one of that host's slots (at most `maxWaiting` in all, each for at most
-/// `maxWait`) and is given back for a little later past that. Every call has a deadline shorter
-/// than the lease.
+/// attempt ended (deliveries that succeed together in one transaction, `DeliveredBatch`). What is
+/// claimed waits in memory (at most `maxWaiting` in all and `maxWaitingPerHost` for one host,
+/// each for at most `maxWait`, else it is given back for a little later) for a slot: at most
+/// `maxInFlight` calls in all, `maxPerHost` to one host, and `maxPerSlowHost` to a host that took
+/// longer than `slowCall` to answer within the last `slowMemory`. A receiver that hangs holds a
+/// few slots of its own only, and a push service that answers promptly gets as many as a city's
+/// fan-out needs. Every call has a deadline shorter than the lease.
 final class OutboxSender: Service, Sendable {
     static let maxInFlight = 128
     static let maxPerHost = 32
     static let maxPerSlowHost = 8
     static let slowCall = Duration.seconds(2)
     static let slowMemory = Duration.seconds(60)
-    static let maxWaiting = 256
+    static let maxWaiting = 512
+    static let maxWaitingPerHost = 64
     /// Half the lease: a delivery waiting longer is given back while its lease still holds.
     static let maxWait = Duration.seconds(15)
     /// Twice the call's deadline: a delivery held by an instance that died waits this long.
@@ -76,9 +76,10 @@ final class OutboxSender: Service, Sendable {
             return true
         }
 
-        /// Keeps a delivery for its busy host; false when the waiting room is full.
+        /// Keeps a delivery for its busy host; false when the waiting room, or the host's share
+        /// of it (so a hung host cannot fill it), is full.
         mutating func wait(_ delivery: ClaimedDelivery, for host: String) -> Bool {
-            guard waitingCount < OutboxSender.maxWaiting else { return false }
+            guard waitingCount < OutboxSender.maxWaiting, waiting[host, default: []].count < OutboxSender.maxWaitingPerHost else { return false }
             waiting[host, default: []].append((delivery, .now))
             waitingCount += 1
             return true
@@ -152,30 +153,25 @@ final class OutboxSender: Service, Sendable {
                         }
                         for stale in self.inFlight.withLock({ $0.takeStale() }) { group.addTask { await self.giveBack(stale) } }
                         for (host, delivery) in self.inFlight.withLock({ $0.startable() }) { self.send(delivery, to: host, in: &group) }
-                        let room = self.inFlight.withLock { Self.maxInFlight - $0.total + Self.maxWaiting - $0.waitingCount }
+                        // Claimed deliveries go through the waiting room, which the slots empty.
+                        let room = self.inFlight.withLock { Self.maxWaiting - $0.waitingCount }
                         guard room > 0 else {
                             try? await Task.sleep(for: .milliseconds(20))
                             continue
                         }
                         let claimed = try await self.outbox.store.claimDue(limit: room, leaseMilliseconds: Int(Self.lease.milliseconds))
                         failures = 0
-                        var started = 0
                         for delivery in claimed {
                             let host = Self.hostKey(delivery.url)
-                            enum Placement { case started, waiting, full }
-                            let placement = self.inFlight.withLock { calls -> Placement in
-                                if calls.total < Self.maxInFlight, calls.enter(host) { return .started }
-                                return calls.wait(delivery, for: host) ? .waiting : .full
-                            }
-                            switch placement {
-                            case .started:
-                                started += 1
-                                self.send(delivery, to: host, in: &group)
-                            case .waiting: continue
-                            case .full: group.addTask { await self.giveBack(delivery) }
-                            }
+                            if !self.inFlight.withLock({ $0.wait(delivery, for: host) }) { group.addTask { await self.giveBack(delivery) } }
                         }
-                        if started > 0, claimed.count == room { continue }
+                        for (host, delivery) in self.inFlight.withLock({ $0.startable() }) { self.send(delivery, to: host, in: &group) }
+                        // A full claim: more may be due at once. Otherwise what waits starts as slots free.
+                        if claimed.count == room { continue }
+                        if self.inFlight.withLock({ $0.waitingCount > 0 }) {
+                            try? await Task.sleep(for: .milliseconds(20))
+                            continue
+                        }
                     } catch {
                         // Cancelled by shutdown: the claim's error is the shutdown, not a failure to report.
                         if Task.isCancelled { break }
