@@ -51,10 +51,10 @@ def seed():
             urllib.request.urlopen(request, timeout=30).read()
 
 
-def frame(text):
-    payload = text.encode()
+def frame(text, opcode=0x1):
+    payload = text.encode() if isinstance(text, str) else text
     mask = os.urandom(4)
-    header = bytes([0x81])
+    header = bytes([0x80 | opcode])
     if len(payload) < 126:
         header += bytes([0x80 | len(payload)])
     else:
@@ -62,7 +62,7 @@ def frame(text):
     return header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
 
 
-async def read_frames(reader, counts):
+async def read_frames(reader, writer, counts):
     while True:
         head = await reader.readexactly(2)
         length = head[1] & 0x7F
@@ -71,6 +71,12 @@ async def read_frames(reader, counts):
         elif length == 127:
             length = int.from_bytes(await reader.readexactly(8), "big")
         payload = await reader.readexactly(length)
+        if head[0] & 0x0F == 9:  # a ping is answered, as RFC 6455 asks, or the server closes the walk
+            writer.write(frame(payload, opcode=0xA))
+        if head[0] & 0x0F == 8:
+            code = int.from_bytes(payload[:2], "big") if len(payload) >= 2 else 1005
+            counts.setdefault("closed", {}).setdefault(code, 0)
+            counts["closed"][code] += 1
         if head[0] & 0x0F == 1:
             kind = payload[9:14]
             counts["enter" if kind == b"enter" else "leave" if kind == b"leave" else "other"] += 1
@@ -87,7 +93,7 @@ async def walker(index, host, port, walking, deadline, counts):
         counts["refused"] += 1
         return
     counts["open"] += 1
-    receiving = asyncio.create_task(read_frames(reader, counts))
+    receiving = asyncio.create_task(read_frames(reader, writer, counts))
     lat, lon = CENTRE[0] + rng.uniform(-0.008, 0.008), CENTRE[1] + rng.uniform(-0.008, 0.008)
     heading = rng.uniform(0, 360)
     writer.write(frame(json.dumps({"lat": lat, "lon": lon, "radius": 100, "facing": heading, "fov": 90})))
@@ -166,7 +172,8 @@ async def main():
     busy = (cpu_seconds() - cpu_start) / elapsed
     updates = (counts["updates"] - updates_start) / elapsed
     await asyncio.gather(*tasks, return_exceptions=True)
-    print(f"walkers: {counts['open']} open, {counts['refused']} refused, {counts['dropped']} dropped by the server")
+    print(f"walkers: {counts['open']} open, {counts['refused']} refused, {counts['dropped']} dropped by the server"
+          f" (close codes {counts.get('closed', {})})")
     print(f"a post far from every walker: {alone * 1e6:.0f} µs of server CPU with no walker ({posted_alone} posts), "
           f"{beside * 1e6:.0f} µs beside {counts['open']} walkers ({posted_beside} posts)")
     print(f"updates: {updates:.0f}/s; enter {(counts['enter'] - enters_start) / elapsed:.0f}/s, leave {(counts['leave'] - leaves_start) / elapsed:.0f}/s")
