@@ -99,7 +99,8 @@ final class ConnectionGate: ChannelDuplexHandler, RemovableChannelHandler {
                     masks = frames
                 } else {
                     refused = true
-                    context.eventLoop.execute { Self.closeWebSocket(context.channel, code: 1002, reason: "client frames must be masked") }
+                    let channel = context.channel
+                    context.eventLoop.execute { Self.closeWebSocket(channel, code: 1002, reason: "client frames must be masked") }
                 }
             }
             afterHead = BytesAfterHead()
