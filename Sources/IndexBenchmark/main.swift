@@ -5,6 +5,7 @@
 //   BENCH_PROFILE=places …: queries narrowed to a place beside the same by its bounding box.
 //   BENCH_PROFILE=popular …: nearby in the popular order and as of a past instant beside the plain query.
 //   noticeboard-bench fanout SUBSCRIPTIONS WEBHOOKS POSTS [OUT_DIR]: the outbox's target index (FanoutBenchmark.swift).
+//   noticeboard-bench compaction POSTS [REMOVED_SHARE]: reads while message texts are compacted (CompactionBenchmark.swift).
 //
 // Prints markdown tables: build time, insert rate, bytes per post, per-query latency (median,
 // mean, p99 of the per-run figures' medians) by radius and filter, and clusters by zoom.
@@ -256,4 +257,8 @@ func runBenchmark() {
     }
 }
 
-runBenchmark()
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "compaction" {
+    await runCompactionBenchmark(CommandLine.arguments)
+} else {
+    runBenchmark()
+}

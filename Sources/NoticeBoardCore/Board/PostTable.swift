@@ -20,15 +20,28 @@ struct PostTable: Sendable {
     private var fields: [Fields] = []
     private var beacons: [Int32: String] = [:]
     private var freeRows: [Int32] = []
-    private var texts = TextArena()
+    private var texts: TextArena
     private var deviceNames = DeviceNames()
     /// Garbage below this is left alone (tests make it small).
     private let compactionFloor: Int
+    /// Sparse chunks being emptied, and the next row to look at; `nil` between compactions.
+    private var evacuation: Evacuation?
     private(set) var compactions = 0
     private(set) var count = 0
 
-    init(compactionFloor: Int = 32 << 20) {
+    private struct Evacuation {
+        /// By chunk number: whether its texts are leaving.
+        var leaving: [Bool]
+        var chunks: [Int]
+        var nextRow = 0
+    }
+
+    /// Rows a write looks at while chunks are emptied: what it adds to that write's time.
+    static let rowsPerWrite = 1024
+
+    init(compactionFloor: Int = 32 << 20, chunkBytes: Int = 1 << 24) {
         self.compactionFloor = compactionFloor
+        texts = TextArena(chunkBytes: chunkBytes)
     }
 
     var liveBytes: Int { texts.liveBytes }
@@ -85,6 +98,7 @@ struct PostTable: Sendable {
         fields[i].device = device(post.deviceHash)
         if previous != 0 { deviceNames.release(previous - 1) }
         if post.beacon != nil || !beacons.isEmpty { beacons[r] = post.beacon }
+        tidy(rows: Self.rowsPerWrite)
     }
 
     mutating func remove(at r: Int32) {
@@ -96,8 +110,43 @@ struct PostTable: Sendable {
         beacons[r] = nil
         freeRows.append(r)
         count -= 1
-        // Garbage is copied away once it is both large and most of what the arena holds.
-        if texts.garbageBytes > compactionFloor, texts.garbageBytes > texts.liveBytes { compactTexts() }
+        tidy(rows: Self.rowsPerWrite)
+    }
+
+    /// Whether chunks are being emptied.
+    var isCompacting: Bool { evacuation != nil }
+
+    /// Chunks holding text now.
+    var textChunks: Int { texts.chunksInUse }
+
+    /// Empties sparse chunks a step at a time: moves the leaving texts of up to `rows` rows, and
+    /// gives the chunks back once every row was looked at. A compaction starts once garbage is
+    /// both large and most of what the arena holds. Returns whether one is still under way.
+    @discardableResult
+    mutating func tidy(rows: Int) -> Bool {
+        if evacuation == nil {
+            guard texts.garbageBytes > compactionFloor, texts.garbageBytes > texts.liveBytes else { return false }
+            let sparse = texts.sparseChunks()
+            guard let highest = sparse.max() else { return false }
+            var leaving = [Bool](repeating: false, count: highest + 1)
+            for chunk in sparse { leaving[chunk] = true }
+            evacuation = Evacuation(leaving: leaving, chunks: sparse)
+        }
+        guard let start = evacuation?.nextRow, let leaving = evacuation?.leaving else { return false }
+        let end = min(fields.count, start + rows)
+        // Rows added or rewritten meanwhile hold texts in chunks that are not leaving.
+        for r in start..<end {
+            let span = fields[r].span
+            guard span != TextArena.noSpan else { continue }
+            let chunk = TextArena.chunk(of: span)
+            if chunk < leaving.count, leaving[chunk] { fields[r].span = texts.move(span) }
+        }
+        evacuation!.nextRow = end
+        guard end == fields.count else { return true }
+        for chunk in evacuation!.chunks { texts.giveBack(chunk) }
+        evacuation = nil
+        compactions += 1
+        return false
     }
 
     /// A load's post, in the next row (a load starts from an empty table); `finishLoading` after the last.
@@ -122,14 +171,6 @@ struct PostTable: Sendable {
 
     /// Devices named by the rows held now.
     var devicesKnown: Int { deviceNames.count }
-
-    private mutating func compactTexts() {
-        let live = fields.indices.filter { fields[$0].span != TextArena.noSpan }
-        let (fresh, moved) = texts.compacted(live.map { fields[$0].span })
-        for (r, span) in zip(live, moved) { fields[r].span = span }
-        texts = fresh
-        compactions += 1
-    }
 }
 
 extension Array where Element: BitwiseCopyable {

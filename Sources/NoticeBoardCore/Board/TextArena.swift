@@ -1,25 +1,42 @@
 /// Message text as UTF-8 bytes in large chunks, each message addressed by one packed `Span`:
-/// no object, header or allocation per message. Chunks are filled up and never moved, so
-/// growing never copies what is stored; a message taken out leaves its bytes behind as garbage
-/// until `compacted` copies the live ones into fresh chunks.
+/// no object, header or allocation per message. Chunks are filled up and never grown past
+/// their first capacity, so storing more never copies what is stored. A message taken out
+/// leaves its bytes behind as garbage; a sparse chunk is emptied by moving its live texts one
+/// at a time (`move`), a few per write, and is then given back whole.
 struct TextArena: Sendable {
     /// chunk (24 bits) · offset in the chunk (24 bits) · length in bytes (16 bits).
     typealias Span = UInt64
 
-    static let chunkBytes = 1 << 24
+    /// A chunk's size; the offset field holds at most 2²⁴ (tests make it small).
+    let chunkBytes: Int
     /// No text: a free row's span.
     static let noSpan = Span.max
     /// Longer texts do not fit a span's length field; messages are far shorter (TextRules).
     static let maxBytes = Int(UInt16.max)
 
     private var chunks: [[UInt8]] = []
+    /// Bytes of each chunk that spans still point at: a chunk at 0 can be given back.
+    private var chunkLive: [Int] = []
+    /// Chunks given back, whose numbers new chunks take first.
+    private var unusedChunks: [Int] = []
+    /// The chunk appended to; `nil` when the next text starts a new one.
+    private var filling: Int?
     private(set) var liveBytes = 0
+    private var storedBytes = 0
+
+    init(chunkBytes: Int = 1 << 24) {
+        precondition(chunkBytes > Self.maxBytes && chunkBytes <= 1 << 24, "a chunk holds one longest text and fits the offset field")
+        self.chunkBytes = chunkBytes
+    }
 
     /// Bytes in chunks that no span points at any more.
-    var garbageBytes: Int { chunks.reduce(0) { $0 + $1.count } - liveBytes }
+    var garbageBytes: Int { storedBytes - liveBytes }
 
     /// Bytes held (capacity, not just use).
     var bytes: Int { chunks.reduce(0) { $0 + $1.capacity } }
+
+    /// Chunks that hold bytes now.
+    var chunksInUse: Int { chunks.count - unusedChunks.count }
 
     /// Where each chunk's bytes are, to show they never move.
     var chunkAddresses: [UnsafeRawPointer?] { chunks.map { $0.withUnsafeBytes { $0.baseAddress } } }
@@ -31,17 +48,33 @@ struct TextArena: Sendable {
 
     mutating func append(_ utf8: UnsafeRawBufferPointer) -> Span {
         precondition(utf8.count <= Self.maxBytes, "a text of \(utf8.count) bytes does not fit a span")
-        // A trimmed chunk (capacity cut to its count) is full: growing it would move its bytes.
-        if chunks.isEmpty || chunks[chunks.count - 1].count + utf8.count > Self.chunkBytes || chunks[chunks.count - 1].capacity < Self.chunkBytes {
-            var chunk: [UInt8] = []
-            chunk.reserveCapacity(Self.chunkBytes)
-            chunks.append(chunk)
-        }
-        let chunk = chunks.count - 1
+        let chunk = chunk(taking: utf8.count)
         let offset = chunks[chunk].count
         chunks[chunk].append(contentsOf: utf8)
         liveBytes += utf8.count
+        storedBytes += utf8.count
+        chunkLive[chunk] += utf8.count
         return UInt64(chunk) << 40 | UInt64(offset) << 16 | UInt64(utf8.count)
+    }
+
+    /// The chunk with room for `count` more bytes, started if the one filling has none.
+    private mutating func chunk(taking count: Int) -> Int {
+        // A trimmed chunk (capacity cut to its count) is full: growing it would move its bytes.
+        if let filling, chunks[filling].count + count <= chunkBytes, chunks[filling].capacity >= chunkBytes { return filling }
+        var fresh: [UInt8] = []
+        fresh.reserveCapacity(chunkBytes)
+        let chunk: Int
+        if let unused = unusedChunks.popLast() {
+            chunk = unused
+            chunks[chunk] = fresh
+        } else {
+            chunk = chunks.count
+            precondition(chunk < 1 << 24, "chunk numbers exhausted")
+            chunks.append(fresh)
+            chunkLive.append(0)
+        }
+        filling = chunk
+        return chunk
     }
 
     func string(_ span: Span) -> String {
@@ -65,24 +98,46 @@ struct TextArena: Sendable {
         chunks[chunk].prefetch(from: offset, count: max(1, length))
     }
 
-    mutating func release(_ span: Span) { liveBytes -= Self.parts(span).length }
-
-    /// A fresh arena holding only the spans given, in their order, and each one's new span.
-    func compacted(_ spans: [Span]) -> (TextArena, [Span]) {
-        var fresh = TextArena()
-        let moved = spans.map { span in
-            let (chunk, offset, length) = Self.parts(span)
-            return chunks[chunk].withUnsafeBytes { fresh.append(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + length])) }
-        }
-        fresh.trimLastChunk()
-        return (fresh, moved)
+    mutating func release(_ span: Span) {
+        let (chunk, _, length) = Self.parts(span)
+        liveBytes -= length
+        chunkLive[chunk] -= length
     }
 
-    /// Gives back the unused end of the last chunk (after a load: nothing more may come for long);
-    /// the chunk is full from then on, so what comes later goes into a new one.
+    /// The chunks worth emptying now: those at most half live. The one filling is among them
+    /// when it qualifies, and stops taking texts, so emptying it can finish.
+    mutating func sparseChunks() -> [Int] {
+        let sparse = chunks.indices.filter { !chunks[$0].isEmpty && chunkLive[$0] * 2 <= chunks[$0].count }
+        if let filling, sparse.contains(filling) { self.filling = nil }
+        return sparse
+    }
+
+    static func chunk(of span: Span) -> Int { Int(span >> 40) }
+
+    /// Copies a text into the chunk filling and releases it where it was; returns its new span.
+    mutating func move(_ span: Span) -> Span {
+        let (chunk, offset, length) = Self.parts(span)
+        // Another reference to the source chunk: it is only read while the chunk filling grows.
+        let source = chunks[chunk]
+        let moved = source.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + length])) }
+        release(span)
+        return moved
+    }
+
+    /// Frees a chunk no span points at any more.
+    mutating func giveBack(_ chunk: Int) {
+        precondition(chunkLive[chunk] == 0, "chunk \(chunk) still holds \(chunkLive[chunk]) live bytes")
+        storedBytes -= chunks[chunk].count
+        chunks[chunk] = []
+        if filling == chunk { filling = nil }
+        unusedChunks.append(chunk)
+    }
+
+    /// Gives back the unused end of the chunk filling (after a load: nothing more may come for
+    /// long); that chunk is full from then on, so what comes later goes into a new one.
     mutating func trimLastChunk() {
-        guard let last = chunks.indices.last, chunks[last].capacity > chunks[last].count else { return }
-        chunks[last] = chunks[last].exactCopy()
+        guard let filling, chunks[filling].capacity > chunks[filling].count else { return }
+        chunks[filling] = chunks[filling].exactCopy()
     }
 
     private static func parts(_ span: Span) -> (chunk: Int, offset: Int, length: Int) {

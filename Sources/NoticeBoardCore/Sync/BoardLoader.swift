@@ -30,9 +30,11 @@ public struct BoardLoader: Service {
                     try await PlaceFollower(board: board, interval: .milliseconds(250), logger: logger).run()
                 }
                 group.addTask { [board] in
-                    // Streams hear of a note's end within a quarter second of its instant.
+                    // Streams hear of a note's end within a quarter second of its instant;
+                    // a compaction of the texts moves on even when no posts come.
                     while true {
                         board.publishExpiries()
+                        board.tidyMemory()
                         try await Task.sleep(for: .milliseconds(250))
                     }
                 }
