@@ -226,3 +226,17 @@ extension Board {
         }
     }
 }
+
+extension Board {
+    /// The sequences of the process's own changes whose post version the board has not
+    /// reached: one lock for a page, not one a change.
+    func unappliedOwnChanges(_ entries: [FeedEntry]) -> Set<Int64> {
+        state.read { state in
+            var unapplied: Set<Int64> = []
+            for case .own(let sequence, let postId, let version) in entries where state.version(of: postId) < version {
+                unapplied.insert(sequence)
+            }
+            return unapplied
+        }
+    }
+}

@@ -6,8 +6,9 @@ public protocol ChangeFeed: Sendable {
     /// so this stays a minute behind the newest (replaying a change is harmless).
     func startingSequence() async throws -> Int64
 
-    /// Changes after `sequence`, in sequence order, each with the post's state now.
-    func changes(after sequence: Int64, limit: Int) async throws -> [PostChange]
+    /// Changes after `sequence`, in sequence order, each with the post's state now; those this
+    /// process made come as `.own`, without the post, unless `ownInFull`.
+    func changes(after sequence: Int64, limit: Int, ownInFull: Bool) async throws -> [FeedEntry]
 
     /// Calls `wake` whenever a writer announces committed changes (and once when listening
     /// starts), until it fails or is cancelled.
@@ -23,6 +24,21 @@ public protocol ChangeFeed: Sendable {
 
     /// Forgets changes older than `hours`: an instance starting later loads the posts themselves.
     func prune(olderThanHours hours: Int) async throws
+}
+
+/// A row of the change feed.
+public enum FeedEntry: Sendable, Equatable {
+    /// A change another process committed, with the post's state now.
+    case change(PostChange)
+    /// A change this process committed (and applied then): the post and its version now.
+    case own(sequence: Int64, postId: Int64, version: Int64)
+
+    public var sequence: Int64 {
+        switch self {
+        case .change(let change): change.sequence
+        case .own(let sequence, _, _): sequence
+        }
+    }
 }
 
 public struct PostChange: Sendable, Equatable {

@@ -71,18 +71,31 @@ struct ChangeFollower: Sendable {
     }
 
     /// Applies every new change, a page at a time; each page read grows the next (up to `pageSize`).
+    /// This process's own changes were applied when it made them: only one whose version the
+    /// board lacks (made, but not applied here, as when its request ended at the commit) is read
+    /// in full and applied.
     func catchUp(_ cursor: inout ChangeCursor, pageSize: inout Int, now: () -> Double) async throws {
         var after = cursor.watermark
         while true {
             let limit = pageSize
-            let page = try await feed.changes(after: after, limit: limit)
+            let page = try await feed.changes(after: after, limit: limit, ownInFull: false)
             pageSize = min(self.pageSize, limit * 2)
+            let fresh = page.filter { cursor.isNew($0.sequence) }
+            let unapplied = board.unappliedOwnChanges(fresh)
+            var inFull: [Int64: PostChange] = [:]
+            if let first = unapplied.min(), let last = unapplied.max() {
+                for case .change(let change) in try await feed.changes(after: first - 1, limit: Int(last - first) + 1, ownInFull: true)
+                where unapplied.contains(change.sequence) {
+                    inFull[change.sequence] = change
+                }
+            }
             var applied = 0
-            for change in page where cursor.isNew(change.sequence) {
-                board.reconcile(change.post, status: change.status, version: change.version)
-                if change.status == .visible {
-                    if let reply = change.reply { board.announce(reply, on: change.post) }
-                    if let id = change.removedReplyId { board.announceRemoval(ofReply: id, on: change.post) }
+            for entry in fresh {
+                switch entry {
+                case .change(let change): apply(change)
+                case .own(let sequence, _, _):
+                    guard let change = inFull[sequence] else { continue }
+                    apply(change)
                 }
                 applied += 1
             }
@@ -90,6 +103,14 @@ struct ChangeFollower: Sendable {
             if applied > 0 { Counter(label: "noticeboard_changes_applied_total").increment(by: applied) }
             guard page.count == limit, let last = page.last?.sequence else { return }
             after = last
+        }
+    }
+
+    private func apply(_ change: PostChange) {
+        board.reconcile(change.post, status: change.status, version: change.version)
+        if change.status == .visible {
+            if let reply = change.reply { board.announce(reply, on: change.post) }
+            if let id = change.removedReplyId { board.announceRemoval(ofReply: id, on: change.post) }
         }
     }
 }

@@ -99,7 +99,7 @@ public struct DatabaseEndpoint: Sendable, Equatable, CustomStringConvertible {
         configuration.options.connectTimeout = .seconds(3)
         configuration.options.maximumConnections = 16
         // No statement of ours runs long enough to repay PostgreSQL's JIT compilation (docs/benchmarks.md).
-        configuration.options.additionalStartupParameters = [("jit", "off"), ("application_name", "noticeboard")]
+        configuration.options.additionalStartupParameters = [("jit", "off"), ("application_name", "noticeboard"), ChangeOrigin.startupParameter]
         if let statementTimeout {
             let milliseconds = statementTimeout.components.seconds * 1000 + statementTimeout.components.attoseconds / 1_000_000_000_000_000
             configuration.options.additionalStartupParameters += [

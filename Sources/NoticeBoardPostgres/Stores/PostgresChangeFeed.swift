@@ -32,25 +32,28 @@ public struct PostgresChangeFeed: ChangeFeed {
 
     /// Within the store's deadline: a catch-up stuck on a connection that died with a restarting
     /// PostgreSQL would otherwise stop this instance following until it returned.
-    public func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
+    public func changes(after sequence: Int64, limit: Int, ownInFull: Bool) async throws -> [FeedEntry] {
         try await StoreErrors.bounded { [self] in
-            try await reads.execute(ChangesAfter(sequence: sequence, limit: limit), logger: logger)
+            try await reads.execute(
+                ChangesAfter(sequence: sequence, limit: limit, ownOrigin: ownInFull ? nil : ChangeOrigin.thisProcess), logger: logger)
         }
     }
 
+    /// Announcements name their process: a process's own wake nobody here, as it applied its
+    /// changes when it made them (its tick still moves its cursor past them).
     public func listen(wake: @escaping @Sendable () -> Void) async throws {
         try await client.withConnection { connection in
             try await connection.listen(on: Self.channel) { notifications in
                 // Changes made while LISTEN was being set up are found by the catch-up this triggers.
                 wake()
-                for try await _ in notifications { wake() }
+                for try await notification in notifications where notification.payload != ChangeOrigin.thisProcess { wake() }
             }
         }
     }
 
     public func announce() async throws {
         try await StoreErrors.bounded { [self] in
-            _ = try await client.query("NOTIFY \(unescaped: Self.channel)", logger: logger)
+            _ = try await client.query("SELECT pg_notify(\(Self.channel), \(ChangeOrigin.thisProcess))", logger: logger)
         }
     }
 

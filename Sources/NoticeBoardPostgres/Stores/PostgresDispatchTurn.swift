@@ -88,7 +88,10 @@ struct PostgresDispatchTurn: DispatchTurn {
     }
 
     func changes(after sequence: Int64, limit: Int) async throws -> [PostChange] {
-        try await connection.executeAll(ChangesAfter(sequence: sequence, limit: limit), logger: logger)
+        // Every change in full: the outbox delivers this process's own changes too.
+        try await connection.executeAll(ChangesAfter(sequence: sequence, limit: limit), logger: logger).compactMap { entry in
+            if case .change(let change) = entry { change } else { nil }
+        }
     }
 
     func skipEveryChange() async throws -> Int64 {
