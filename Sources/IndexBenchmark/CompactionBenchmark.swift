@@ -38,9 +38,9 @@ func runCompactionBenchmark(_ arguments: [String]) async {
     ticker.start()
     let compactionsBefore = board.textCompactions
     var random = SeededGenerator(seed: 40)
-    var leaving = Array(1...Int64(postCount))
-    leaving.shuffle(using: &random)
-    leaving.removeLast(postCount - Int(Double(postCount) * removedShare))
+    var shuffled = Array(1...Int64(postCount))
+    shuffled.shuffle(using: &random)
+    let leaving = shuffled.prefix(Int(Double(postCount) * removedShare))
     let removing = Thread {
         var longest = Duration.zero
         let start = ContinuousClock.now
