@@ -68,6 +68,7 @@ let package = Package(
                 logging,
                 crypto,
                 nioSSL,
+                nioPosix,
                 metrics,
             ],
             resources: [.copy("Migrations")]
