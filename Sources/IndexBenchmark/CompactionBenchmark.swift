@@ -61,7 +61,7 @@ func runCompactionBenchmark(_ arguments: [String]) async {
     print(during.row("posts leaving, then chunks emptied"))
     print("compaction finished \(String(format: "%.1f", (ContinuousClock.now - writesStart).seconds)) s after the first removal; compactions: \(board.textCompactions - compactionsBefore)")
     // The loader's next tick hands the chunks given back to the system.
-    Thread.sleep(forTimeInterval: 1)
+    try? await Task.sleep(for: .seconds(1))
     ticking.running.store(false, ordering: .relaxed)
     print("resident after: \(residentBytes() - residentEmpty) B for \(board.postCount) posts")
 }
