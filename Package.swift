@@ -68,7 +68,6 @@ let package = Package(
                 logging,
                 crypto,
                 nioSSL,
-                nioPosix,
                 metrics,
             ],
             resources: [.copy("Migrations")]

@@ -40,7 +40,7 @@ public final class DatabasePool: Service, Sendable {
         if endpoint.hosts.count == 1 && !endpoint.targetSession.needsProbing {
             // One host and no demand on its role: used as it is, nothing to watch.
             self.endpoint = nil
-            state = Mutex(.serving(PostgresClient(configuration: endpoint.clientConfiguration(), eventLoopGroup: DatabaseEventLoops.group, backgroundLogger: logger)))
+            state = Mutex(.serving(PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)))
         } else {
             self.endpoint = endpoint
             state = Mutex(.searching("no host asked yet"))
@@ -104,7 +104,7 @@ public final class DatabasePool: Service, Sendable {
                 continue
             }
             if endpoint.targetSession.writes { fence?.record(choice.timeline) }
-            let client = PostgresClient(configuration: endpoint.clientConfiguration(for: host), eventLoopGroup: DatabaseEventLoops.group, backgroundLogger: logger)
+            let client = PostgresClient(configuration: endpoint.clientConfiguration(for: host), backgroundLogger: logger)
             let run = ClientRun.start(client)
             state.withLock { $0 = .serving(client) }
             logger.notice(
