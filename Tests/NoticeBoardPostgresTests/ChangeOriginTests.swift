@@ -24,15 +24,21 @@ import Testing
                 try await connection.query("SET LOCAL noticeboard.origin = 'another-process'", logger: TestDatabase.logger)
                 try await Self.insert("made elsewhere", on: connection)
                 try await connection.query("COMMIT", logger: TestDatabase.logger)
+                // A change of no process (before migration 0015, psql, pgbench) is someone else's.
+                try await Self.insert("made by psql", on: connection)
+                try await connection.query("UPDATE post_changes SET origin = NULL WHERE seq = (SELECT max(seq) FROM post_changes)", logger: TestDatabase.logger)
             }
             let feed = PostgresChangeFeed(client: DatabasePool(client), logger: TestDatabase.logger)
             let entries = try await feed.changes(after: 0, limit: 10, ownInFull: false)
-            #expect(entries.count == 2)
-            guard entries.count == 2, case .own(_, let ownId, let version) = entries[0], case .change(let other) = entries[1] else {
-                Issue.record("expected one own change, then another's: \(entries)")
+            #expect(entries.count == 3)
+            guard entries.count == 3, case .own(_, let ownId, let version) = entries[0], case .change(let other) = entries[1],
+                case .change(let nobodys) = entries[2]
+            else {
+                Issue.record("expected one own change, then two of others: \(entries)")
                 return
             }
             #expect(version == 1 && other.post.message == "made elsewhere" && other.post.id != ownId)
+            #expect(nobodys.post.message == "made by psql")
             let inFull = try await feed.changes(after: 0, limit: 10, ownInFull: true)
             #expect(inFull.map(\.sequence) == entries.map(\.sequence))
             #expect(inFull.allSatisfy { if case .change = $0 { true } else { false } })

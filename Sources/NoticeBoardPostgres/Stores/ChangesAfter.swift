@@ -10,7 +10,7 @@ struct ChangesAfter: PostgresPreparedStatement {
     typealias Row = FeedEntry
 
     static let sql = """
-        SELECT c.seq, $3::text IS NOT NULL AND c.origin = $3, \(PostRow.columns(of: "p")), p.status, p.version, r.status,
+        SELECT c.seq, $3::text IS NOT NULL AND c.origin IS NOT DISTINCT FROM $3, \(PostRow.columns(of: "p")), p.status, p.version, r.status,
             \(ReplyRow.columns(of: "r"))
         FROM post_changes c
         CROSS JOIN LATERAL (SELECT * FROM posts WHERE id = c.post_id LIMIT 1) p
