@@ -63,9 +63,11 @@ import Testing
                 let nudge = [0, 0, 1e-9, -1e-9, 1e-6, -1e-6, 0.01, -0.01, 1, -1].randomElement(using: &random)!
                 at = Self.destination(lat: circle.0, lon: circle.1, distance: max(0, circle.2 + nudge), bearing: Double.random(in: 0..<360, using: &random))
             }
+            // One in ten made before every interest: reaches none of them.
+            let createdAt = Int.random(in: 0..<10, using: &random) == 0 ? -1 : Int64.random(in: 0...100, using: &random)
             return Post(
                 id: id, lat: at.lat, lon: at.lon, heading: nil, message: "m", tag: tags.randomElement(using: &random)!,
-                createdAt: Int64.random(in: 0...100, using: &random), accuracy: nil, floor: nil, beacon: nil)
+                createdAt: createdAt, accuracy: nil, floor: nil, beacon: nil)
         }
 
         /// The point `distance` metres from (lat, lon) along `bearing`, on the sphere.
