@@ -15,7 +15,7 @@ import Foundation
 /// A removal moves the cell's last entry into the gap, and each circle remembers where its
 /// entries are, so a circle comes and goes in constant time.
 public struct CircleGrid: Sendable {
-    /// Cell sides in degrees, finest first: 0.0005° (55 m) up to about 23°, each √2 times the last,
+    /// Cell sides in degrees, finest first: 0.0005° (55 m) up to about 16°, each √2 times the last,
     /// so a circle's cells are between two and three of its diameters wide.
     static let levels = GridLevels(cellDegrees: (0..<31).map { 0.0005 * pow(2, Double($0) / 2) }, maxSpan: 2)
 
