@@ -7,8 +7,7 @@ import Foundation
 /// time that does not grow with the areas elsewhere. The caller tests each candidate exactly.
 public struct AreaGrid: Sendable {
     /// Cell sides in degrees, finest first; a 100 m circle fits the first, a 5 km one the second.
-    static let cellDegrees: [Double] = [0.01, 0.05, 0.25, 1.25, 6.25, 31.25]
-    static let maxSpan = 3
+    static let levels = GridLevels(cellDegrees: [0.01, 0.05, 0.25, 1.25, 6.25, 31.25], maxSpan: 3)
 
     private var cells: [Int64: [Int32]] = [:]
     /// Areas too large for the coarsest cells (a hemisphere, a box around a pole).
@@ -41,8 +40,9 @@ public struct AreaGrid: Sendable {
     /// Calls `body` once for every handle whose cell holds the point (no handle twice).
     public func forEachCandidate(lat: Double, lon: Double, _ body: (Int32) -> Void) {
         for handle in everywhere { body(handle) }
-        for level in Self.cellDegrees.indices {
-            guard let handles = cells[Self.key(level: level, row: Self.row(lat, level), column: Self.column(lon, level))] else { continue }
+        for level in Self.levels.cellDegrees.indices {
+            let key = GridLevels.key(level: level, row: Self.levels.row(lat, level), column: Self.levels.column(lon, level))
+            guard let handles = cells[key] else { continue }
             for handle in handles { body(handle) }
         }
     }
@@ -66,39 +66,8 @@ public struct AreaGrid: Sendable {
 
     /// The cells a box is filed in, or nil when it spans too many even of the coarsest.
     static func placement(of box: GeoBox) -> [Int64]? {
-        let parts = box.nonCrossingParts
-        for level in cellDegrees.indices {
-            let rows = row(box.south, level)...row(box.north, level)
-            guard rows.count <= maxSpan else { continue }
-            var columns: [Int] = []
-            for part in parts {
-                let first = column(part.west, level), last = column(min(part.east, 180 - 1e-9), level)
-                guard first <= last else { continue }
-                columns += Array(first...last)
-                // Longitude 180 is -180: a box reaching it holds points filed in the first column.
-                if part.east >= 180 { columns.append(0) }
-            }
-            let unique = Set(columns)
-            guard unique.count <= maxSpan else { continue }
-            return rows.flatMap { row in unique.map { key(level: level, row: row, column: $0) } }
+        levels.placement(of: box).map { placement in
+            placement.cells.map { GridLevels.key(level: placement.level, row: $0.row, column: $0.column) }
         }
-        return nil
-    }
-
-    static func row(_ lat: Double, _ level: Int) -> Int {
-        let size = cellDegrees[level]
-        let rows = Int((180 / size).rounded(.up))
-        return min(max(Int(((lat + 90) / size).rounded(.down)), 0), rows - 1)
-    }
-
-    static func column(_ lon: Double, _ level: Int) -> Int {
-        let size = cellDegrees[level]
-        let columns = Int((360 / size).rounded(.up))
-        let normalized = lon >= 180 ? lon - 360 : lon
-        return min(max(Int(((normalized + 180) / size).rounded(.down)), 0), columns - 1)
-    }
-
-    static func key(level: Int, row: Int, column: Int) -> Int64 {
-        Int64(level) << 48 | Int64(row) << 24 | Int64(column)
     }
 }

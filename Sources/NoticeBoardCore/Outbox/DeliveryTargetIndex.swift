@@ -1,19 +1,26 @@
 import GeoIndex
 
 /// Every webhook's and push subscription's interest, in memory: the targets of a new note are
-/// found through an `AreaGrid` (places through the few slugs anyone listens to) and those of a
-/// reply through its note's device, so matching costs what the matches cost, not the number of
-/// targets. Each instance keeps its own, in step with the store's log of target changes.
+/// found through a `CircleGrid` (circles: nearly every target) and an `AreaGrid` (boxes, and
+/// circles too large for the first), places through the few slugs anyone listens to, and those
+/// of a reply through its note's device, so matching costs what the matches cost, not the number
+/// of targets. Each instance keeps its own, in step with the store's log of target changes.
 public struct DeliveryTargetIndex: Sendable {
     private var interests: [DeliveryInterest?] = []
-    /// What a candidate is first judged by, in plain values (no reference counting on the hot
-    /// path); a circle's own test costs a few multiplications, not a haversine.
+    /// What a candidate of the areas' grid is first judged by, in plain values (no reference
+    /// counting on the hot path).
     private var slots: [Slot] = []
+    /// The circles of the areas' grid, whose own test costs a few multiplications, not a haversine.
+    private var areaCircles: [Int32: CircleTest] = [:]
     private var handles: [DeliveryTarget: Int32] = [:]
     private var freeHandles: [Int32] = []
+    private var circles = CircleGrid()
     private var grid = AreaGrid()
     private var byPlace: [String: Set<Int32>] = [:]
     private var byDevice: [String: Set<Int32>] = [:]
+    /// A number for every tag any interest named, for the circles' masks (never forgotten: a
+    /// number only ever stands for one tag).
+    private var tagNumbers: [String: Int] = [:]
 
     public init() {}
 
@@ -40,7 +47,16 @@ public struct DeliveryTargetIndex: Sendable {
         handles[interest.target] = handle
         switch interest.listening {
         case .area(.place(let slug), _): byPlace[slug, default: []].insert(handle)
-        case .area(let area, _): grid.insert(handle, box: Self.box(of: area)!)
+        case .area(.circle(let lat, let lon, let radius), let tags):
+            if let key = CircleKey.key(interest.target, tagged: !tags.isEmpty),
+                circles.insert(handle, lat: lat, lon: lon, radius: radius, key: key, since: interest.createdAt, mask: mask(listeningTo: tags))
+            {
+                break
+            }
+            areaCircles[handle] = CircleTest(lat: lat, lon: lon, radius: radius)
+            slots[Int(handle)].isCircle = true
+            grid.insert(handle, box: AreaGrid.box(aroundCircle: lat, lon: lon, radius: radius))
+        case .area(.box(let box), _): grid.insert(handle, box: box)
         case .replies(let device): byDevice[device, default: []].insert(handle)
         }
     }
@@ -51,7 +67,12 @@ public struct DeliveryTargetIndex: Sendable {
         case .area(.place(let slug), _):
             byPlace[slug]?.remove(handle)
             if byPlace[slug]?.isEmpty == true { byPlace[slug] = nil }
-        case .area(let area, _): grid.remove(handle, box: Self.box(of: area)!)
+        case .area(.circle(let lat, let lon, let radius), _):
+            if !circles.remove(handle) {
+                areaCircles[handle] = nil
+                grid.remove(handle, box: AreaGrid.box(aroundCircle: lat, lon: lon, radius: radius))
+            }
+        case .area(.box(let box), _): grid.remove(handle, box: box)
         case .replies(let device):
             byDevice[device]?.remove(handle)
             if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
@@ -64,12 +85,26 @@ public struct DeliveryTargetIndex: Sendable {
     /// The targets a note on the board is delivered to: made no later than the note, its area
     /// holding it and its tags (if any) naming the note's tag.
     public func targets(for post: Post, places: PlaceDirectory) -> [DeliveryTarget] {
+        var keys: [Int64] = []
+        circles.appendMatches(lat: post.lat, lon: post.lon, time: post.createdAt, mask: mask(of: post.tag), to: &keys)
         var found: [DeliveryTarget] = []
+        found.reserveCapacity(keys.count)
+        // With more tags than mask bits, two tags may share a bit: a tagged match is then checked.
+        let sharedBits = tagNumbers.count > CircleKey.tagBits
+        for key in keys {
+            let target = CircleKey.target(key)
+            if sharedBits, CircleKey.isTagged(key), let handle = handles[target],
+                case .area(_, let tags)? = interests[Int(handle)]?.listening, !tags.contains(post.tag)
+            {
+                continue
+            }
+            found.append(target)
+        }
         let point = UnitVector(lat: post.lat, lon: post.lon)
         let consider = { (handle: Int32) in
             let slot = slots[Int(handle)]
             guard slot.createdAt <= post.createdAt else { return }
-            if let circle = slot.circle {
+            if slot.isCircle, let circle = areaCircles[handle] {
                 guard circle.contains(point, lat: post.lat, lon: post.lon) else { return }
             } else {
                 guard case .area(let area, _)? = interests[Int(handle)]?.listening,
@@ -97,37 +132,48 @@ public struct DeliveryTargetIndex: Sendable {
         }
     }
 
-    /// The box an area is filed under (a place is filed by slug instead).
-    static func box(of area: DeliveryArea) -> GeoBox? {
-        switch area {
-        case .circle(let lat, let lon, let radius): AreaGrid.box(aroundCircle: lat, lon: lon, radius: radius)
-        case .box(let box): box
-        case .place: nil
+    /// A circle's mask: every bit for all tags, else its tags' bits.
+    private mutating func mask(listeningTo tags: [String]) -> UInt64 {
+        guard !tags.isEmpty else { return .max }
+        var mask: UInt64 = 0
+        for tag in tags {
+            let number = tagNumbers[tag] ?? tagNumbers.count
+            tagNumbers[tag] = number
+            mask |= 1 << UInt64(number % CircleKey.tagBits)
         }
+        return mask
     }
 
-    /// A handle's hot fields: its target, when it was made, its circle's test if it is a circle,
-    /// and whether it names tags. A free handle's `createdAt` admits nothing.
+    /// A note's mask: its tag's bit, or the one bit no tagged circle has for a tag none names.
+    private func mask(of tag: String) -> UInt64 {
+        tagNumbers[tag].map { 1 << UInt64($0 % CircleKey.tagBits) } ?? 1 << UInt64(CircleKey.tagBits)
+    }
+
+    /// A handle's hot fields on the areas' grid: its target, when it was made, whether it
+    /// names tags and whether it is a circle (in `areaCircles`). A free handle's `createdAt`
+    /// admits nothing.
     struct Slot: Sendable {
         var target: DeliveryTarget
         var createdAt: Int64
-        var circle: CircleTest?
         var tagged: Bool
+        var isCircle = false
 
-        static let free = Slot(target: .webhook(0), createdAt: .max, circle: nil, tagged: false)
+        static let free = Slot(target: .webhook(0), createdAt: .max, tagged: false)
 
-        init(target: DeliveryTarget, createdAt: Int64, circle: CircleTest?, tagged: Bool) {
-            (self.target, self.createdAt, self.circle, self.tagged) = (target, createdAt, circle, tagged)
+        init(target: DeliveryTarget, createdAt: Int64, tagged: Bool) {
+            (self.target, self.createdAt, self.tagged) = (target, createdAt, tagged)
         }
 
         init(_ interest: DeliveryInterest) {
-            var circle: CircleTest?
             var tagged = false
-            if case .area(let area, let tags) = interest.listening {
-                if case .circle(let lat, let lon, let radius) = area { circle = CircleTest(lat: lat, lon: lon, radius: radius) }
-                tagged = !tags.isEmpty
-            }
-            self.init(target: interest.target, createdAt: interest.createdAt, circle: circle, tagged: tagged)
+            if case .area(_, let tags) = interest.listening { tagged = !tags.isEmpty }
+            self.init(target: interest.target, createdAt: interest.createdAt, tagged: tagged)
         }
     }
+}
+
+extension DeliveryTargetIndex {
+    /// Every way the circles' grid disagrees with itself; empty when sound (the tests ask after
+    /// every kind of change).
+    public func invariantViolations() -> [String] { circles.invariantViolations() }
 }
