@@ -155,7 +155,7 @@ public final class Board: Sendable {
         _ query: NearbyQuery, viewer deviceHash: String?, write: (PostBytes, _ distance: Double, _ bearing: Double) -> Void
     ) async throws -> PageEnd {
         try await nearbyPage(query) { state, hits in
-            let viewer = deviceHash.flatMap(state.posts.device(named:))
+            let viewer = deviceHash.flatMap { state.posts.device(named: $0) }
             for hit in hits {
                 state.withBytes(of: state.index.post(atSlot: hit.slot), viewer: viewer) { write($0, hit.distance, hit.bearing) }
             }
@@ -197,7 +197,7 @@ public final class Board: Sendable {
     /// The same page as `browse(_:)`, each post handed to `write` as `nearby(_:viewer:write:)` does.
     public func browse(_ query: BrowseQuery, viewer deviceHash: String?, write: (PostBytes) -> Void) throws(ValidationError) -> PageEnd {
         try browsePage(query) { state, found in
-            let viewer = deviceHash.flatMap(state.posts.device(named:))
+            let viewer = deviceHash.flatMap { state.posts.device(named: $0) }
             for indexed in found { state.withBytes(of: indexed, viewer: viewer, write) }
         }
     }

@@ -68,7 +68,7 @@ struct JSONWriter: ~Copyable {
 
     /// A JSON string from UTF-8 bytes (the board's message bytes, read in place).
     mutating func string(utf8: UnsafeRawBufferPointer) {
-        let bytes = utf8.bindMemory(to: UInt8.self)
+        let bytes = utf8.assumingMemoryBound(to: UInt8.self)
         // The quotes and the text, escapes aside, in one reservation.
         reserve(bytes.count + 2)
         start[count] = UInt8(ascii: "\"")

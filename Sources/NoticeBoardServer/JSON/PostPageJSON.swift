@@ -18,7 +18,8 @@ struct PostPageJSON: ~Copyable {
 
     /// `viewer`: whether the request carries a device key (then `likedByMe` and `mine` are written).
     init(fields: PostFields, viewer: Bool) {
-        (self.fields, hasViewer) = (fields, viewer)
+        self.fields = fields
+        hasViewer = viewer
         json.raw("{\"posts\":[")
     }
 

@@ -113,9 +113,9 @@ struct StreamRoutes: Sendable {
         case .reply(let reply, let post):
             guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
             json.raw("\nevent: reply\ndata: ")
-            var reply = ReplyJSON(reply)
-            reply.replyCount = post.replyCount
-            json.text(JSONResponse.encode(reply))
+            var replyJSON = ReplyJSON(reply)
+            replyJSON.replyCount = post.replyCount
+            json.text(JSONResponse.encode(replyJSON))
         case .replyRemoved(let id, let post):
             guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
             json.raw("\nevent: reply-remove\ndata: {\"id\":")
