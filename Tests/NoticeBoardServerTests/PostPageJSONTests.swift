@@ -2,10 +2,10 @@ import BoardTestSupport
 import Foundation
 import GeoIndex
 import Hummingbird
-import NoticeBoardCore
 import Synchronization
 import Testing
 
+@testable import NoticeBoardCore
 @testable import NoticeBoardServer
 
 /// Pages written from the board's bytes (index columns, post table row, text arena) say exactly
@@ -104,7 +104,7 @@ import Testing
 
     /// Each member that differs, named, so a failure says which field of which post.
     static func differences(_ written: [String: Any], _ expected: [String: Any]) -> [String] {
-        Set(written.keys).union(expected.keys).sorted().compactMap { key in
+        Set(written.keys).union(expected.keys).sorted().compactMap { key -> String? in
             switch (written[key], expected[key]) {
             case (nil, nil): nil
             case (let a?, let b?): (a as AnyObject).isEqual(b) ? nil : "\(key): \(a) ≠ \(b)"
