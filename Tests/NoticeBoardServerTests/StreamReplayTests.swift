@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import NoticeBoardCore
 import Testing
 
@@ -14,6 +15,11 @@ import Testing
 
     static let around = try! StreamQuery(QueryParameters([("lat", "22.4"), ("lon", "114.2"), ("radius", "5000")]))
 
+    /// The replayed chunks as text.
+    static func replayed(_ subscription: LiveFeed.Subscription) -> [String] {
+        StreamReplay.chunks(of: subscription, for: around).map { String(buffer: $0) }
+    }
+
     @Test func whatWasMissedInTheAreaIsReplayedInOrder() {
         let feed = LiveFeed()
         feed.publish(.post(Self.post(1)))
@@ -21,7 +27,7 @@ import Testing
         for id in 2...6 { feed.publish(.post(Self.post(Int64(id)))) }
         // Far away: not this stream's, and not counted against its bound.
         for id in 100..<2100 { feed.publish(.post(Self.post(Int64(id), lat: -40))) }
-        let chunks = StreamReplay.chunks(of: feed.subscribe(after: from), for: Self.around)
+        let chunks = Self.replayed(feed.subscribe(after: from))
         #expect(chunks.count == 5 && chunks.allSatisfy { $0.contains("event: post") })
         #expect(chunks.map { $0.contains("\"id\":\(2)") } == [true, false, false, false, false])
     }
@@ -31,9 +37,9 @@ import Testing
         feed.publish(.post(Self.post(1)))
         let from = feed.subscribe(after: 0).backlog.last!.sequence
         for id in 2...1001 { feed.publish(.post(Self.post(Int64(id)))) }
-        #expect(StreamReplay.chunks(of: feed.subscribe(after: from), for: Self.around).count == 1000, "exactly the bound is replayed")
+        #expect(Self.replayed(feed.subscribe(after: from)).count == 1000, "exactly the bound is replayed")
         feed.publish(.post(Self.post(1002)))
-        let chunks = StreamReplay.chunks(of: feed.subscribe(after: from), for: Self.around)
+        let chunks = Self.replayed(feed.subscribe(after: from))
         #expect(chunks.count == 1 && chunks[0].contains("event: reset\ndata:\n\n"))
         // The reset carries the newest id, so the client resumes from now.
         let latest = feed.subscribe(after: 0).latestSequence
@@ -46,11 +52,11 @@ import Testing
         let from = feed.subscribe(after: 0).backlog.last!.sequence
         let long = String(repeating: "x", count: 4000)
         for id in 2...300 { feed.publish(.post(Self.post(Int64(id), message: long))) }
-        let chunks = StreamReplay.chunks(of: feed.subscribe(after: from), for: Self.around)
+        let chunks = Self.replayed(feed.subscribe(after: from))
         #expect(chunks.count == 1 && chunks[0].contains("event: reset"), "\(chunks.count) chunks, \(chunks.map(\.utf8.count).reduce(0, +)) bytes")
         for id in 301...500 { feed.publish(.post(Self.post(Int64(id), message: "short"))) }
         let fromShort = feed.subscribe(after: 0).backlog[299].sequence
-        let bytes = StreamReplay.chunks(of: feed.subscribe(after: fromShort), for: Self.around).map(\.utf8.count).reduce(0, +)
+        let bytes = Self.replayed(feed.subscribe(after: fromShort)).map(\.utf8.count).reduce(0, +)
         #expect(bytes > 0 && bytes <= StreamReplay.maxBytes)
     }
 
@@ -58,13 +64,13 @@ import Testing
         let feed = LiveFeed(retained: 100)
         for id in 1...10 { feed.publish(.post(Self.post(Int64(id)))) }
         // From before the feed started (a restart, or `Last-Event-ID: 0`): a reset, not a replay.
-        let fromZero = StreamReplay.chunks(of: feed.subscribe(after: 0), for: Self.around)
+        let fromZero = Self.replayed(feed.subscribe(after: 0))
         #expect(fromZero.count == 1 && fromZero[0].contains("event: reset"))
         let first = feed.subscribe(after: 0).backlog.first!.sequence
-        #expect(StreamReplay.chunks(of: feed.subscribe(after: first), for: Self.around).count == 9)
+        #expect(Self.replayed(feed.subscribe(after: first)).count == 9)
         // Once the feed has forgotten events after the id, a reset too.
         for id in 11...400 { feed.publish(.post(Self.post(Int64(id), lat: -40))) }
-        let forgotten = StreamReplay.chunks(of: feed.subscribe(after: first), for: Self.around)
+        let forgotten = Self.replayed(feed.subscribe(after: first))
         #expect(forgotten.count == 1 && forgotten[0].contains("event: reset"))
     }
 }

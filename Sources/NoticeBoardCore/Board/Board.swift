@@ -141,35 +141,69 @@ public final class Board: Sendable {
     /// Nearby posts; a query centred on a beacon is centred on its registered position and
     /// filtered by its floor (when it has one).
     public func nearby(_ query: NearbyQuery) async throws -> Page<NearbyPost> {
-        let place = try resolvePlace(query.place)
-        switch query.center {
-        case .coordinates(let lat, let lon):
-            return nearby(query, lat: lat, lon: lon, floor: query.floor, place: place)
-        case .beacon(let reference):
-            let beacon = try await locate(reference)
-            return nearby(query, lat: beacon.lat, lon: beacon.lon, floor: beacon.floor ?? query.floor, place: place)
+        var items: [NearbyPost] = []
+        let end = try await nearbyPage(query) { state, hits in
+            items = hits.map { NearbyPost(post: state.post(for: state.index.post(atSlot: $0.slot)), distance: $0.distance, bearing: $0.bearing) }
+        }
+        return Page(items: items, nextCursor: end.nextCursor, asOf: end.asOf)
+    }
+
+    /// The same page as `nearby(_:)`, each post handed to `write` in order as the board holds
+    /// it, under the board's read lock: no `Post` or `String` is made for it, and the bytes must
+    /// be copied before `write` returns. `mine` is for the device `viewer` names.
+    public func nearby(
+        _ query: NearbyQuery, viewer deviceHash: String?, write: (PostBytes, _ distance: Double, _ bearing: Double) -> Void
+    ) async throws -> PageEnd {
+        try await nearbyPage(query) { state, hits in
+            let viewer = deviceHash.flatMap { state.posts.device(named: $0) }
+            for hit in hits {
+                state.withBytes(of: state.index.post(atSlot: hit.slot), viewer: viewer) { write($0, hit.distance, hit.bearing) }
+            }
         }
     }
 
-    private func nearby(_ query: NearbyQuery, lat: Double, lon: Double, floor: Int?, place: Place?) -> Page<NearbyPost> {
-        let (page, last) = state.read { state in
+    /// Runs the search and hands the page's hits to `visit` under the board's read lock.
+    private func nearbyPage(_ query: NearbyQuery, _ visit: (BoardState, ArraySlice<NearbyHit>) -> Void) async throws -> PageEnd {
+        let place = try resolvePlace(query.place)
+        let (lat, lon, floor): (Double, Double, Int?)
+        switch query.center {
+        case .coordinates(let pointLat, let pointLon):
+            (lat, lon, floor) = (pointLat, pointLon, query.floor)
+        case .beacon(let reference):
+            let beacon = try await locate(reference)
+            (lat, lon, floor) = (beacon.lat, beacon.lon, beacon.floor ?? query.floor)
+        }
+        let last = state.read { state in
             let search = NearbySearch(
                 lat: lat, lon: lon, radius: query.radius, cone: query.cone, headingFilter: query.headingFilter,
                 filter: state.filter(tags: query.tags, from: query.from, to: query.to, floor: floor, place: place, instant: query.instant),
                 order: query.order, after: query.after, limit: query.limit + 1)
             let hits = state.index.nearby(search)
-            state.prefetchPosts(atSlots: hits.prefix(query.limit).map(\.slot))
-            let page = hits.prefix(query.limit).map { hit in
-                NearbyPost(post: state.post(for: state.index.post(atSlot: hit.slot)), distance: hit.distance, bearing: hit.bearing)
-            }
-            return (page, hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil)
+            let page = hits.prefix(query.limit)
+            state.prefetchPosts(atSlots: page.map(\.slot))
+            visit(state, page)
+            return hits.count > query.limit ? hits[query.limit - 1].position(for: query.order) : nil
         }
         let scoredAt: Int64? = if case .popular(let instant) = query.order { instant } else { nil }
-        return Page(
-            items: page, nextCursor: last.map { PageCursor.from($0, scoredAt: query.instant.milliseconds).encoded }, asOf: scoredAt)
+        return PageEnd(nextCursor: last.map { PageCursor.from($0, scoredAt: query.instant.milliseconds).encoded }, asOf: scoredAt)
     }
 
     public func browse(_ query: BrowseQuery) throws(ValidationError) -> Page<Post> {
+        var items: [Post] = []
+        let end = try browsePage(query) { state, found in items = found.map(state.post(for:)) }
+        return Page(items: items, nextCursor: end.nextCursor, asOf: end.asOf)
+    }
+
+    /// The same page as `browse(_:)`, each post handed to `write` as `nearby(_:viewer:write:)` does.
+    public func browse(_ query: BrowseQuery, viewer deviceHash: String?, write: (PostBytes) -> Void) throws(ValidationError) -> PageEnd {
+        try browsePage(query) { state, found in
+            let viewer = deviceHash.flatMap { state.posts.device(named: $0) }
+            for indexed in found { state.withBytes(of: indexed, viewer: viewer, write) }
+        }
+    }
+
+    /// Runs the search and hands the page's posts to `visit` under the board's read lock.
+    private func browsePage(_ query: BrowseQuery, _ visit: (BoardState, ArraySlice<IndexedPost>) -> Void) throws(ValidationError) -> PageEnd {
         let place = try resolvePlace(query.place)
         return state.read { state in
             let search = AreaSearch(
@@ -178,14 +212,15 @@ public final class Board: Sendable {
                 after: query.after, limit: query.limit + 1, popularAt: query.popular ? query.instant.milliseconds : nil,
                 popularAfter: query.popularAfter)
             let found = state.index.browse(search)
-            state.posts.prefetch(rows: found.prefix(query.limit).map(\.payload))
-            let page = found.prefix(query.limit).map(state.post(for:))
-            guard found.count > query.limit else { return Page(items: page, nextCursor: nil, asOf: search.popularAt) }
+            let page = found.prefix(query.limit)
+            state.posts.prefetch(rows: page.map(\.payload))
+            visit(state, page)
+            guard found.count > query.limit else { return PageEnd(nextCursor: nil, asOf: search.popularAt) }
             let last = found[query.limit - 1]
             let next = query.popular
                 ? PageCursor.popular(score: search.score(of: last), id: last.id, at: query.instant.milliseconds)
                 : PageCursor.time(createdAt: last.createdAt, id: last.id)
-            return Page(items: page, nextCursor: next.encoded, asOf: search.popularAt)
+            return PageEnd(nextCursor: next.encoded, asOf: search.popularAt)
         }
     }
 

@@ -50,6 +50,19 @@ struct BoardState: Sendable {
             deviceHash: row.deviceHash)
     }
 
+    /// The same post as `post(for:)` gives, its message as the arena's bytes and no `Post`
+    /// made; `viewer` is `PostTable.device(named:)` of the request's device (`nil`: none, or
+    /// one that made no post held).
+    func withBytes<R>(of indexed: IndexedPost, viewer: UInt32?, _ body: (PostBytes) throws -> R) rethrows -> R {
+        try posts.withRowBytes(at: indexed.payload) { row in
+            try body(PostBytes(
+                id: indexed.id, lat: indexed.lat, lon: indexed.lon, heading: indexed.heading, message: row.message,
+                tag: tags.name(of: indexed.tag), createdAt: indexed.createdAt, accuracy: row.accuracy, floor: indexed.floor.map(Int.init),
+                beacon: row.beacon, expiresAt: indexed.expiresAt, likeCount: Int(indexed.likes), replyCount: row.replyCount,
+                mine: viewer != nil && row.device == viewer))
+        }
+    }
+
     /// Applies a post's state if it is newer than the one known; returns what streams must hear.
     mutating func reconcile(_ post: Post, status: PostStatus, version: Int64) -> LiveEvent? {
         guard version > self.version(of: post.id) else { return nil }

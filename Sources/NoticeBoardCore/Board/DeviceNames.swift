@@ -38,6 +38,9 @@ struct DeviceNames: Sendable {
 
     func name(of id: UInt32) -> String { names[Int(id)] ?? "" }
 
+    /// The id of a name some row holds, `nil` for any other.
+    func id(of name: String) -> UInt32? { idsByName[name] }
+
     /// Devices named by at least one row.
     var count: Int { idsByName.count }
 }

@@ -64,6 +64,32 @@ struct PostTable: Sendable {
             beacon: beacons.isEmpty ? nil : beacons[r], deviceHash: row.device == 0 ? nil : deviceNames.name(of: row.device - 1))
     }
 
+    /// A row's fields with its message as the arena's UTF-8 bytes, valid only inside `body`.
+    struct RowBytes {
+        var message: UnsafeRawBufferPointer
+        var replyCount: Int
+        var accuracy: Double?
+        var beacon: String?
+        /// 0 for none; else the number `device(named:)` gives for the row's device.
+        var device: UInt32
+    }
+
+    /// The row without a `String` for its message (answers write the bytes straight out).
+    func withRowBytes<R>(at r: Int32, _ body: (RowBytes) throws -> R) rethrows -> R {
+        let row = fields[Int(r)]
+        precondition(row.span != TextArena.noSpan, "row \(r) is free")
+        return try texts.withUTF8(row.span) { message in
+            try body(RowBytes(
+                message: message, replyCount: Int(row.replies), accuracy: row.accuracy.isNaN ? nil : row.accuracy,
+                beacon: beacons.isEmpty ? nil : beacons[r], device: row.device))
+        }
+    }
+
+    /// The number rows made by this device carry in `RowBytes.device`, `nil` if no row names it.
+    func device(named hash: String) -> UInt32? {
+        deviceNames.id(of: hash).map { $0 + 1 }
+    }
+
     /// Starts loading the rows (then, as their spans arrive, the texts) that `row(at:)` will read.
     func prefetch(rows: [Int32]) {
         for r in rows { fields.prefetch(from: Int(r)) }

@@ -82,6 +82,12 @@ struct TextArena: Sendable {
         return chunks[chunk].withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[offset..<offset + length]), as: UTF8.self) }
     }
 
+    /// The span's UTF-8 bytes, valid only inside `body`: a reader copies them out without a `String`.
+    func withUTF8<R>(_ span: Span, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        let (chunk, offset, length) = Self.parts(span)
+        return try chunks[chunk].withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[offset..<offset + length])) }
+    }
+
     /// Whether `span` holds exactly `text`, so an unchanged message is not stored again.
     func holds(_ span: Span, _ text: String) -> Bool {
         let (chunk, offset, length) = Self.parts(span)

@@ -154,6 +154,17 @@ public struct Page<Item: Sendable>: Sendable {
     }
 }
 
+/// Where a page written post by post ends: the next page's cursor (`nil` on the last page)
+/// and the instant a popular page was scored at.
+public struct PageEnd: Sendable, Equatable {
+    public var nextCursor: String?
+    public var asOf: Int64?
+
+    public init(nextCursor: String?, asOf: Int64?) {
+        (self.nextCursor, self.asOf) = (nextCursor, asOf)
+    }
+}
+
 /// A post found near the viewer.
 public struct NearbyPost: Sendable, Equatable {
     public var post: Post

@@ -11,7 +11,7 @@ enum JSONResponse {
         return Response(status: status, headers: fields, body: .init(byteBuffer: buffer))
     }
 
-    /// A JSON document encoded in advance.
+    /// A JSON document already written: in advance, or post by post (`PostPageJSON`).
     static func make(fixed json: ByteBuffer) -> Response {
         Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: json))
     }

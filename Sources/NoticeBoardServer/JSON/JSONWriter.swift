@@ -17,6 +17,8 @@ struct JSONWriter: ~Copyable {
     deinit { start.deallocate() }
 
     var written: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: start, count: count) }
+    /// Bytes written so far: where the next one goes.
+    var offset: Int { count }
     var bytes: [UInt8] { Array(written) }
 
     @inline(__always)
@@ -52,22 +54,35 @@ struct JSONWriter: ~Copyable {
         append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
+    /// Text that is JSON already (a value another encoder wrote), as it is.
+    mutating func text(_ json: String) {
+        var json = json
+        json.withUTF8 { append($0) }
+    }
+
     /// A JSON string: quotes, backslashes and control characters escaped; other text as UTF-8.
     mutating func string(_ text: String) {
-        append(UInt8(ascii: "\""))
         var text = text
-        text.withUTF8 { utf8 in
-            // Most text needs no escape: copy it in runs, stopping only at the bytes that do.
-            var runStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                append(UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
-                escape(byte)
-                runStart = index + 1
-            }
-            append(UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        text.withUTF8 { string(utf8: UnsafeRawBufferPointer($0)) }
+    }
+
+    /// A JSON string from UTF-8 bytes (the board's message bytes, read in place).
+    mutating func string(utf8: UnsafeRawBufferPointer) {
+        let bytes = utf8.assumingMemoryBound(to: UInt8.self)
+        // The quotes and the text, escapes aside, in one reservation.
+        reserve(bytes.count + 2)
+        start[count] = UInt8(ascii: "\"")
+        count += 1
+        // Most text needs no escape: copy it in runs, stopping only at the bytes that do.
+        var runStart = 0
+        for index in bytes.indices {
+            let byte = bytes[index]
+            guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+            append(UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+            escape(byte)
+            runStart = index + 1
         }
+        append(UnsafeBufferPointer(rebasing: bytes[runStart...]))
         append(UInt8(ascii: "\""))
     }
 
@@ -87,12 +102,16 @@ struct JSONWriter: ~Copyable {
 
     /// The shortest text that reads back as the same double, exactly as Swift's `description`
     /// writes it. Coordinates and headings are stored in whole 1e-7°, so they are written digit
-    /// by digit; any other value goes through `description`, which allocates.
+    /// by digit; any other value (a distance, a bearing) is written by the standard library's
+    /// own printer straight into the buffer, without the `String` that `description` allocates.
     mutating func number(_ value: Double) {
         guard value.isFinite else { return raw("null") }  // never stored; JSON has no NaN
         guard let units = Self.tenMillionths(value) else {
-            var text = value.description
-            return text.withUTF8 { append($0) }
+            reserve(ShortestDigits.capacity)
+            var digits = ShortestDigits(start + count)
+            value.write(to: &digits)
+            count += digits.count
+            return
         }
         if value.sign == .minus { append(UInt8(ascii: "-")) }
         digits(of: units / 10_000_000)
@@ -209,6 +228,30 @@ struct JSONWriter: ~Copyable {
     }
 }
 
+/// Where `Double.write(to:)` puts a finite value's shortest digits: the standard library hands
+/// finite doubles to `_writeASCII` as bytes (the same text as `description`), so they go straight
+/// into the writer's reserved room; `write(_:)` is the protocol's general path.
+private struct ShortestDigits: TextOutputStream {
+    /// Swift's longest double text, "-2.2250738585072014e-308", is 24 bytes.
+    static let capacity = 32
+    let base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+
+    init(_ base: UnsafeMutablePointer<UInt8>) { self.base = base }
+
+    mutating func _writeASCII(_ buffer: UnsafeBufferPointer<UInt8>) {
+        let length = min(buffer.count, Self.capacity - count)
+        guard let source = buffer.baseAddress, length > 0 else { return }
+        (base + count).initialize(from: source, count: length)
+        count += length
+    }
+
+    mutating func write(_ string: String) {
+        var string = string
+        string.withUTF8 { _writeASCII($0) }
+    }
+}
+
 /// A value that writes itself with `JSONWriter`; `JSONResponse` prefers this to `Encodable`.
 protocol JSONWritable {
     func write(to json: inout JSONWriter)
@@ -216,33 +259,12 @@ protocol JSONWritable {
 
 extension PostJSON: JSONWritable {
     func write(to json: inout JSONWriter) {
-        var first = true
-        // Writes the member's name when the response carries it.
-        func member(_ name: StaticString, _ field: PostFields) -> Bool {
-            guard fields.contains(field) else { return false }
-            json.key(name, first: first)
-            first = false
-            return true
+        let viewer = viewer.map { PostMembers.Viewer.known(likedByMe: $0.likedByMe, mine: $0.mine) } ?? .none
+        let before = json.offset
+        post.withBytes { bytes in
+            _ = json.postMembers(bytes, fields: fields, distance: distance, bearing: bearing, viewer: viewer)
         }
-        if member("id", .id) { json.number(post.id) }
-        if member("lat", .lat) { json.number(post.lat) }
-        if member("lon", .lon) { json.number(post.lon) }
-        if member("heading", .heading) { json.optional(post.heading) { $0.number($1) } }
-        if member("message", .message) { json.string(post.message) }
-        if member("tag", .tag) { json.string(post.tag) }
-        if member("createdAt", .createdAt) { json.timestamp(milliseconds: post.createdAt) }
-        if member("accuracy", .accuracy) { json.optional(post.accuracy) { $0.number($1) } }
-        if member("floor", .floor) { json.optional(post.floor) { $0.number($1) } }
-        if member("beacon", .beacon) { json.optional(post.beacon) { $0.string($1) } }
-        if member("likeCount", .likeCount) { json.number(post.likeCount) }
-        if member("replyCount", .replyCount) { json.number(post.replyCount) }
-        if member("expiresAt", .expiresAt) { json.optional(post.expiresAt) { $0.timestamp(milliseconds: $1) } }
-        if let viewer {
-            if member("likedByMe", .likedByMe) { json.raw(viewer.likedByMe ? "true" : "false") }
-            if member("mine", .mine) { json.raw(viewer.mine ? "true" : "false") }
-        }
-        if let distance, member("distance", .distance) { json.number(distance) }
-        if let bearing, member("bearing", .bearing) { json.number(bearing) }
+        let first = json.offset == before
         if hiddenForAuthor, moderation == nil {
             json.key("status", first: first)
             json.string(PostStatus.hidden.rawValue)

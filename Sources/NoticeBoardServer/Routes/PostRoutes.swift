@@ -74,16 +74,17 @@ struct PostRoutes: Sendable {
         let parameters = QueryParameters(urlQuery: request.uri.query)
         let fields = try PostFields.parse(parameters)
         let deviceHash = try identity.deviceHash(of: request)
-        let page = try await board.nearby(try NearbyQuery(parameters))
-        let marks = await board.viewerMarks(for: page.items.map(\.post), deviceHash: deviceHash)
-        let posts = page.items.map { found in
-            var json = PostJSON(post: found.post, distance: found.distance, bearing: found.bearing, fields: fields)
-            json.viewer = marks?[found.post.id]
-            return json
+        return JSONResponse.make(fixed: try await Self.nearbyPage(board, try NearbyQuery(parameters), fields: fields, deviceHash: deviceHash))
+    }
+
+    /// The nearby answer, written from the board's bytes while it holds its read lock.
+    static func nearbyPage(_ board: Board, _ query: NearbyQuery, fields: PostFields, deviceHash: String?) async throws -> ByteBuffer {
+        var page = PostPageJSON(fields: fields, viewer: deviceHash != nil)
+        let end = try await board.nearby(query, viewer: deviceHash) { post, distance, bearing in
+            page.add(post, distance: distance, bearing: bearing)
         }
-        var response = PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor)
-        response.asOf = page.asOf
-        return JSONResponse.make(response)
+        let liked = await likedPosts(board, deviceHash: deviceHash, among: page.likeCandidates)
+        return page.finish(end, liked: liked)
     }
 
     @Sendable func browse(_ request: Request, context: AppRequestContext) async throws -> Response {
@@ -92,16 +93,22 @@ struct PostRoutes: Sendable {
         let query = try BrowseQuery(parameters)
         let fields = try PostFields.parse(parameters, available: PostFields.all.subtracting([.distance, .bearing]))
         let deviceHash = try identity.deviceHash(of: request)
-        let page = try board.browse(query)
-        let marks = await board.viewerMarks(for: page.items, deviceHash: deviceHash)
-        let posts = page.items.map { post in
-            var json = PostJSON(post: post, fields: fields)
-            json.viewer = marks?[post.id]
-            return json
-        }
-        var response = PageJSON<PostJSON>.posts(posts, nextCursor: page.nextCursor)
-        response.asOf = page.asOf
-        return JSONResponse.make(response)
+        return JSONResponse.make(fixed: try await Self.browsePage(board, query, fields: fields, deviceHash: deviceHash))
+    }
+
+    /// The browse answer, written as `nearbyPage` writes nearby's.
+    static func browsePage(_ board: Board, _ query: BrowseQuery, fields: PostFields, deviceHash: String?) async throws -> ByteBuffer {
+        var page = PostPageJSON(fields: fields, viewer: deviceHash != nil)
+        let end = try board.browse(query, viewer: deviceHash) { page.add($0) }
+        let liked = await likedPosts(board, deviceHash: deviceHash, among: page.likeCandidates)
+        return page.finish(end, liked: liked)
+    }
+
+    /// Which of these posts the device likes. Reads are answered from memory while the
+    /// database is away: then no post shows as liked.
+    static func likedPosts(_ board: Board, deviceHash: String?, among ids: [Int64]) async -> Set<Int64> {
+        guard let deviceHash, !ids.isEmpty else { return [] }
+        return (try? await board.likedPosts(deviceHash: deviceHash, among: ids)) ?? []
     }
 
     @Sendable func clusters(_ request: Request, context: AppRequestContext) async throws -> Response {

@@ -1,3 +1,4 @@
+import Hummingbird
 import NoticeBoardCore
 
 /// What a stream resumed with `Last-Event-ID` is sent first (contract 1.2, "Bounds"): the
@@ -7,17 +8,17 @@ enum StreamReplay {
     static let maxEvents = 1000
     static let maxBytes = 1 << 20
 
-    static func chunks(of subscription: LiveFeed.Subscription, for query: StreamQuery) -> [String] {
-        var texts: [String] = []
+    static func chunks(of subscription: LiveFeed.Subscription, for query: StreamQuery) -> [ByteBuffer] {
+        var chunks: [ByteBuffer] = []
         var bytes = 0
-        let reset = ["id: \(subscription.latestSequence)\nevent: reset\ndata:\n\n"]
+        let reset = [ByteBuffer(string: "id: \(subscription.latestSequence)\nevent: reset\ndata:\n\n")]
         guard subscription.backlogIsComplete else { return reset }
         for event in subscription.backlog {
-            guard let text = StreamRoutes.encode(event, for: query) else { continue }
-            bytes += text.utf8.count
-            guard texts.count < maxEvents, bytes <= maxBytes else { return reset }
-            texts.append(text)
+            guard let chunk = StreamRoutes.encode(event, for: query) else { continue }
+            bytes += chunk.readableBytes
+            guard chunks.count < maxEvents, bytes <= maxBytes else { return reset }
+            chunks.append(chunk)
         }
-        return texts
+        return chunks
     }
 }

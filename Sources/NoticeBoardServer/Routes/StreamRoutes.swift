@@ -49,8 +49,8 @@ struct StreamRoutes: Sendable {
             // One bounded queue of chunks (events and keep-alive comments), written in order by
             // this task. A client that does not read fills it and is dropped: it may reconnect
             // with Last-Event-ID and resume from the feed's history.
-            let (chunks, output) = AsyncStream.makeStream(of: String.self, bufferingPolicy: .bufferingOldest(Self.queuedChunks))
-            let send: @Sendable (String) -> Void = { chunk in
+            let (chunks, output) = AsyncStream.makeStream(of: ByteBuffer.self, bufferingPolicy: .bufferingOldest(Self.queuedChunks))
+            let send: @Sendable (ByteBuffer) -> Void = { chunk in
                 if case .dropped = output.yield(chunk) {
                     Counter(label: "noticeboard_streams_dropped_total").increment()
                     output.finish()
@@ -61,7 +61,7 @@ struct StreamRoutes: Sendable {
             // What it missed is written straight away (it is already held, in the feed's history),
             // so a resuming client is never dropped for the size of its backlog.
             try await writer.write(ByteBuffer(string: "retry: 3000\n: connected\n\n"))
-            for text in StreamReplay.chunks(of: subscription, for: query) { try await writer.write(ByteBuffer(string: text)) }
+            for chunk in StreamReplay.chunks(of: subscription, for: query) { try await writer.write(chunk) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
                     var placeRevision = board.placeRevision
@@ -72,7 +72,7 @@ struct StreamRoutes: Sendable {
                             placeRevision = board.placeRevision
                             guard let current = board.place(slug: held.slug), current.shape.hasSameOutline(as: held.shape), current.floors == held.floors else { break }
                         }
-                        if let text = Self.encode(event, for: query) { send(text) }
+                        if let chunk = Self.encode(event, for: query) { send(chunk) }
                     }
                     // The feed dropped this subscriber (too far behind): end the stream.
                     output.finish()
@@ -80,13 +80,13 @@ struct StreamRoutes: Sendable {
                 group.addTask {
                     while true {
                         try await Task.sleep(for: keepAliveInterval)
-                        send(": keep-alive\n\n")
+                        send(ByteBuffer(staticString: ": keep-alive\n\n"))
                     }
                 }
                 // Ends when the queue is finished (dropped, feed gone, connection closed) or the
                 // server shuts down; a failed write throws, which cancels both helpers.
                 for await chunk in chunks.cancelOnGracefulShutdown() {
-                    try await writer.write(ByteBuffer(string: chunk))
+                    try await writer.write(chunk)
                 }
                 group.cancelAll()
             }
@@ -94,30 +94,39 @@ struct StreamRoutes: Sendable {
         })
     }
 
-    /// The event as SSE text, or `nil` when it is outside the stream's area or tags.
-    static func encode(_ sequenced: SequencedEvent, for query: StreamQuery) -> String? {
-        let data: String
-        let name: String
+    /// The event as SSE bytes, or `nil` when it is outside the stream's area or tags: written
+    /// straight into one buffer, a post's JSON by the same writer as a page's.
+    static func encode(_ sequenced: SequencedEvent, for query: StreamQuery) -> ByteBuffer? {
+        var json = JSONWriter(capacity: 1024)
+        json.raw("id: ")
+        json.number(sequenced.sequence)
         switch sequenced.event {
         case .post(let post):
             guard let place = query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) else { return nil }
-            name = "post"
-            data = JSONResponse.encode(PostJSON(post: post, distance: place?.distance, bearing: place?.bearing))
+            json.raw("\nevent: post\ndata: ")
+            PostJSON(post: post, distance: place?.distance, bearing: place?.bearing).writeObject(to: &json)
         case .remove(let id, let lat, let lon):
             guard query.matches(lat: lat, lon: lon, tag: nil) != nil else { return nil }
-            name = "remove"
-            data = "{\"id\":\(id)}"
+            json.raw("\nevent: remove\ndata: {\"id\":")
+            json.number(id)
+            json.raw("}")
         case .reply(let reply, let post):
             guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
-            name = "reply"
-            var json = ReplyJSON(reply)
-            json.replyCount = post.replyCount
-            data = JSONResponse.encode(json)
+            json.raw("\nevent: reply\ndata: ")
+            var replyJSON = ReplyJSON(reply)
+            replyJSON.replyCount = post.replyCount
+            json.text(JSONResponse.encode(replyJSON))
         case .replyRemoved(let id, let post):
             guard query.matches(lat: post.lat, lon: post.lon, tag: post.tag, floor: .some(post.floor)) != nil else { return nil }
-            name = "reply-remove"
-            data = "{\"id\":\(id),\"postId\":\(post.id),\"replyCount\":\(post.replyCount)}"
+            json.raw("\nevent: reply-remove\ndata: {\"id\":")
+            json.number(id)
+            json.raw(",\"postId\":")
+            json.number(post.id)
+            json.raw(",\"replyCount\":")
+            json.number(post.replyCount)
+            json.raw("}")
         }
-        return "id: \(sequenced.sequence)\nevent: \(name)\ndata: \(data)\n\n"
+        json.raw("\n\n")
+        return ByteBuffer(bytes: json.written)
     }
 }
