@@ -20,9 +20,9 @@ public struct PostgresChangeFeed: ChangeFeed {
         self.logger = logger
     }
 
-    /// The newest change older than a minute, found at one end of the `changed_at` index (the
-    /// highest number among all of them was a scan of a day of changes, a million after an
-    /// import), or the settled mark an import leaves when that is higher.
+    /// The newest change older than a minute, read at one end of the `changed_at` index (the
+    /// highest number among all changes older than a minute means reading a day of them, a
+    /// million after an import), or the number an import leaves as settled when that is higher.
     public func startingSequence() async throws -> Int64 {
         try await StoreErrors.translating {
             let rows = try await reads.query(
