@@ -13,8 +13,9 @@ struct ImportCommand: AsyncParsableCommand {
             pid, longitude, latitude, heading, msg, tag, pdate are understood too. NDJSON has one JSON object \
             per line with the same members (what `noticeboard export` writes).
             Every row is validated like POST /api/v1/posts; bad rows are reported by line number on standard \
-            error and skipped, and the exit status is 2 when there were any. Rows are loaded with COPY in \
-            batches; running the same file again adds nothing.
+            error and skipped, and the exit status is 2 when there were any. Into a board without posts the rows \
+            go in through one COPY, in one transaction; into a board with posts, in batches, each committed. \
+            Running the same file again adds nothing.
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
@@ -25,7 +26,7 @@ struct ImportCommand: AsyncParsableCommand {
     @Argument(help: "The file to import.") var file: String
     @Option(help: "csv or ndjson. Default: from the file name (.csv; .ndjson, .jsonl), else from its first character.")
     var format: Format?
-    @Option(help: "Rows per COPY transaction.") var batchSize = 50_000
+    @Option(help: "Rows parsed at a time (each a transaction into a board with posts).") var batchSize = 50_000
 
     func validate() throws {
         guard batchSize >= 1 else { throw ValidationError("--batch-size must be at least 1") }
@@ -43,7 +44,7 @@ struct ImportCommand: AsyncParsableCommand {
             var parser = PostFileParser(format: format)
             let progress = ImportProgress(totalBytes: totalBytes)
             /// Reads the whole file, handing over batches to `store`: one batch is stored while the
-            /// next is parsed, so parsing and COPY overlap. Returns how many posts were new.
+            /// next is parsed, so parsing and storing overlap. Returns how many posts were new.
             func pump(_ store: @escaping @Sendable ([ImportedPost]) async throws -> Int) async throws -> Int {
                 var batch: [ImportedPost] = []
                 var imported = 0
@@ -71,11 +72,11 @@ struct ImportCommand: AsyncParsableCommand {
                 return imported
             }
             var imported = 0
-            // Into an empty board, all in one transaction with the indexes built at the end.
+            // Into an empty board, all in one transaction and one COPY, the indexes built at the end.
             let loadedWhole = try await archive.loadIntoEmptyBoard { loader in
                 imported = try await pump { try await loader.add($0) }
                 progress.finish(rows: parser.rowsRead)
-                progress.note("building the board's indexes, then committing")
+                progress.note("building the board's indexes, filing the changes, then committing")
             }
             if loadedWhole {
                 if imported > 0 { try? await changes.announce() }

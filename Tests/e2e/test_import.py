@@ -2,6 +2,7 @@
 import json
 import os
 import subprocess
+import time
 
 from conftest import BINARY, Server, shared_postgres
 
@@ -111,3 +112,52 @@ def test_a_file_without_a_usable_header_is_refused_plainly(database_url, tmp_pat
     assert "unavailable" not in result.stderr, result.stderr
     again = run("import", write(tmp_path, "good.csv", "lat,lon,message,tag,createdAt\n1,2,hello,food,2020-01-01T00:00:00Z\n"), database_url=database_url)
     assert "Imported 1 posts (into the empty board" in again.stdout, again.stdout
+
+
+COPYING = """SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE 'COPY "posts"%'"""
+
+
+def query(database_url, statement):
+    """One value from the test's database, through psql."""
+    done = subprocess.run([shared_postgres().tool("psql"), "-X", "-Atc", statement, database_url], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def test_an_import_killed_half_way_leaves_nothing_and_the_next_one_loads_the_file(database_url, tmp_path):
+    """Into the empty board: killed while its COPY is open, nothing of it is stored (no post, no
+    change, no settled mark) and the board's indexes and change triggers are as they were."""
+    path = os.path.join(tmp_path, "big.csv")
+    with open(path, "w") as handle:
+        handle.write("id,lat,lon,message,tag,createdAt\n")
+        for index in range(300000):
+            handle.write(f"{index},{index % 170 - 85}.{index % 9973:04d},{index % 350 - 175}.5,note {index},food,2020-01-01T00:00:00Z\n")
+    shape = ("SELECT (SELECT string_agg(indexdef, ';' ORDER BY indexname) FROM pg_indexes WHERE tablename = 'posts') || '|' || "
+             "(SELECT string_agg(tgname::text || tgenabled::text, ',' ORDER BY tgname) FROM pg_trigger WHERE tgrelid = 'posts'::regclass)")
+    before = query(database_url, shape)
+    importer = subprocess.Popen([BINARY, "import", path, "--database-url", database_url], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        # Killed once rows are streaming into the open COPY.
+        deadline = time.monotonic() + 60
+        while query(database_url, COPYING) != "1":
+            assert importer.poll() is None and time.monotonic() < deadline, "the import's COPY never started"
+            time.sleep(0.05)
+        time.sleep(0.5)
+        assert importer.poll() is None, "the import ended before it could be killed"
+    finally:
+        importer.kill()
+        importer.communicate()
+    # The server side of the killed connection rolls back as soon as it notices.
+    deadline = time.monotonic() + 30
+    while query(database_url, COPYING) != "0":
+        assert time.monotonic() < deadline, "the killed import's COPY never ended"
+        time.sleep(0.05)
+    assert query(database_url, "SELECT (SELECT count(*) FROM posts) || ',' || (SELECT count(*) FROM post_changes) || ',' || "
+                               "(SELECT seq FROM settled_changes)") == "0,0,0"
+    assert query(database_url, shape) == before
+    again = run("import", path, database_url=database_url)
+    assert "Imported 300000 posts (into the empty board" in again.stdout, again.stdout + again.stderr
+    # One change a post, numbered without a gap, all settled: a server starting now replays none of them.
+    assert query(database_url, "SELECT count(*) || ',' || count(DISTINCT post_id) || ',' || (max(seq) - min(seq) + 1) || ',' || "
+                               "(max(seq) = (SELECT seq FROM settled_changes)) FROM post_changes") == "300000,300000,300000,true"
+    assert query(database_url, shape) == before

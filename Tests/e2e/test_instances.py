@@ -307,3 +307,44 @@ def test_an_import_into_the_empty_board_reaches_both_running_instances(server_fa
     finally:
         second.stop()
         first.stop()
+
+
+def changes_applied(server):
+    """Changes this instance's follower has applied, from its metrics."""
+    for line in server.get("/metrics").text.splitlines():
+        if line.startswith("noticeboard_changes_applied_total "):
+            return float(line.split()[1])
+    return 0
+
+
+def test_a_server_started_just_after_an_import_loads_the_posts_and_replays_none_of_their_changes(server_factory, database_url, tmp_path):
+    """An import's changes are all committed when it ends, so an instance started within the
+    minute after it follows from its last change: it loads the posts once and replays nothing,
+    and follows every later change exactly once."""
+    path = os.path.join(tmp_path, "board.csv")
+    with open(path, "w") as handle:
+        handle.write("id,lat,lon,message,tag,createdAt\n")
+        for index in range(20000):
+            handle.write(f"{index},48.{index % 1000:03d},2.{index // 1000:03d},bulk {index},lifestyle,2020-01-01T00:00:00Z\n")
+    imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=300)
+    assert imported.returncode == 0 and "in one transaction" in imported.stdout, imported.stdout + imported.stderr
+    server = server_factory()
+    try:
+        count = lambda tag: {entry["tag"]: entry["count"] for entry in server.get("/api/v1/tags", params={"bbox": "1,47,4,50"}).json()["tags"]}.get(tag, 0)
+        assert count("lifestyle") == 20000
+        # A few of the follower's ticks: none brings a change of the import.
+        time.sleep(1.5)
+        assert changes_applied(server) == 0
+        # A later import into the board that has posts goes batch by batch, through the triggers.
+        more = os.path.join(tmp_path, "more.csv")
+        with open(more, "w") as handle:
+            handle.write("id,lat,lon,message,tag,createdAt\n")
+            for index in range(100):
+                handle.write(f"more-{index},48.5,2.5,more {index},food,2020-01-01T00:00:00Z\n")
+        added = subprocess.run([BINARY, "import", more, "--database-url", database_url], capture_output=True, text=True, timeout=300)
+        assert "Imported 100 posts;" in added.stdout, added.stdout + added.stderr
+        assert wait_until(lambda: count("food") == 100, 5) is not None, count("food")
+        time.sleep(1)
+        assert changes_applied(server) == 100
+    finally:
+        server.stop()

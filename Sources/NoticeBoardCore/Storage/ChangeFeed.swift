@@ -3,7 +3,8 @@
 public protocol ChangeFeed: Sendable {
     /// A sequence number to follow from when the index is loaded now: every change not in a
     /// load that starts after this call has a higher number. Numbers are taken before commit,
-    /// so this stays a minute behind the newest (replaying a change is harmless).
+    /// so this stays a minute behind the newest (replaying a change is harmless), unless the
+    /// store knows every number up to a later one committed (after an import).
     func startingSequence() async throws -> Int64
 
     /// Changes after `sequence`, in sequence order, each with the post's state now; those this

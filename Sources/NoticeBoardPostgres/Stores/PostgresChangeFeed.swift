@@ -20,10 +20,18 @@ public struct PostgresChangeFeed: ChangeFeed {
         self.logger = logger
     }
 
+    /// The newest change older than a minute, read at one end of the `changed_at` index (the
+    /// highest number among all changes older than a minute means reading a day of them, a
+    /// million after an import), or the number an import leaves as settled when that is higher.
     public func startingSequence() async throws -> Int64 {
         try await StoreErrors.translating {
             let rows = try await reads.query(
-                "SELECT coalesce(max(seq), 0)::int8 FROM post_changes WHERE changed_at < now() - interval '1 minute'",
+                """
+                SELECT greatest(
+                    (SELECT seq FROM settled_changes WHERE id = 1),
+                    (SELECT seq FROM post_changes WHERE changed_at < now() - interval '1 minute' ORDER BY changed_at DESC LIMIT 1),
+                    0)::int8
+                """,
                 logger: logger)
             for try await latest in rows.decode(Int64.self) { return latest }
             return 0
