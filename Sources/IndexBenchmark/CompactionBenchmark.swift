@@ -3,29 +3,41 @@ import BoardTestSupport
 import NoticeBoardCore
 import Synchronization
 
-/// `noticeboard-bench compaction POSTS [REMOVED_SHARE=0.6]`: reads while the message texts are
-/// compacted. A board of POSTS notes is loaded, then a share of them is taken out one by one
-/// (each a change as the change feed applies it) until the garbage left in the text arena
-/// starts a compaction, which the loader's tick moves on as the server's does. A reader thread
-/// asks a walker's view (100 m) every millisecond on a fixed schedule, each read timed from when it was due,
-/// so a read held up behind the write lock makes the ones after it late too. Prints the reads'
-/// latency before and while posts leave and chunks are emptied, the longest write, and memory.
+/// `noticeboard-bench compaction POSTS [RATE=2000] [SECONDS=20]`: reads while the message texts
+/// are compacted. A board of POSTS notes is loaded; posts are taken out one by one (each a change
+/// as the change feed applies it), at full speed until the garbage in the text arena is just
+/// short of starting a compaction, then RATE a second for SECONDS, which starts one, moved on by
+/// the loader's tick as in the server. A reader thread asks a walker's view (100 m) every
+/// millisecond on a fixed schedule, each read timed from when it was due, so a read held up
+/// behind the write lock makes the ones after it late too. Prints the reads' latency with no
+/// writes and in the paced window, the longest removal there, when the compaction ended, memory.
 func runCompactionBenchmark(_ arguments: [String]) async {
     guard arguments.count >= 3, let postCount = Int(arguments[2]) else {
-        print("usage: noticeboard-bench compaction POSTS [REMOVED_SHARE=0.6]")
+        print("usage: noticeboard-bench compaction POSTS [RATE=2000] [SECONDS=20]")
         exit(2)
     }
-    let removedShare = arguments.count > 3 ? Double(arguments[3])! : 0.6
+    let rate = arguments.count > 3 ? Int(arguments[3])! : 2000
+    let window = Duration.seconds(arguments.count > 4 ? Int(arguments[4])! : 20)
     let board = Board(store: GeneratedPosts(count: postCount))
     let residentEmpty = residentBytes()
     let loadStart = ContinuousClock.now
     try! await board.load()
     print("posts: \(board.postCount), load: \(String(format: "%.1f", (ContinuousClock.now - loadStart).seconds)) s, resident \(residentBytes() - residentEmpty) B")
 
+    var random = SeededGenerator(seed: 40)
+    var leaving = Array(1...Int64(postCount))
+    leaving.shuffle(using: &random)
+    // Garbage must pass 32 MiB and the live bytes to start a compaction: stop 1 MiB short.
+    var next = 0
+    while board.textBytes.garbage < board.textBytes.live - (1 << 20), next < leaving.count {
+        for id in leaving[next..<min(leaving.count, next + 1000)] { board.reconcile(GeneratedPosts.post(id), status: .hidden, version: 2) }
+        next += 1000
+    }
+    print("removed \(next) at full speed; text live \(board.textBytes.live) B, garbage \(board.textBytes.garbage) B")
+
     let reads = ScheduledReads(board: board)
-    let baseline = reads.run(for: .seconds(5))
     print("| phase | reads | p50 | p99 | p99.9 | max |\n|---|---|---|---|---|---|")
-    print(baseline.row("no writes"))
+    print(reads.run(for: .seconds(5)).row("no writes"))
 
     // The loader's tick, as in the server: every 250 ms a few bounded steps of any compaction.
     let ticking = RunningFlag()
@@ -37,33 +49,34 @@ func runCompactionBenchmark(_ arguments: [String]) async {
     }
     ticker.start()
     let compactionsBefore = board.textCompactions
-    var random = SeededGenerator(seed: 40)
-    var shuffled = Array(1...Int64(postCount))
-    shuffled.shuffle(using: &random)
-    let leaving = shuffled.prefix(Int(Double(postCount) * removedShare))
-    let stillRemoving = RunningFlag()
+    let paced = leaving[next...]
     let removing = Thread {
         var longest = Duration.zero
         let start = ContinuousClock.now
-        for id in leaving {
+        var due = start
+        var removed = 0
+        var ended: Duration?
+        for id in paced where ContinuousClock.now - start < window {
+            let now = ContinuousClock.now
+            if now < due { Thread.sleep(forTimeInterval: (due - now).seconds) }
             let began = ContinuousClock.now
             board.reconcile(GeneratedPosts.post(id), status: .hidden, version: 2)
             longest = max(longest, ContinuousClock.now - began)
+            removed += 1
+            due += .seconds(1) / rate
+            if ended == nil, board.textCompactions > compactionsBefore { ended = ContinuousClock.now - start }
         }
-        stillRemoving.running.store(false, ordering: .relaxed)
-        print("removed \(leaving.count) in \(String(format: "%.1f", (ContinuousClock.now - start).seconds)) s; longest removal \(String(format: "%.1f", longest.seconds * 1e3)) ms")
+        let endedText = ended.map { String(format: "%.1f s", $0.seconds) } ?? "not within the window"
+        print("paced: removed \(removed) at \(rate)/s; longest removal \(String(format: "%.1f", longest.seconds * 1e3)) ms; compaction ended \(endedText)")
     }
-    let writesStart = ContinuousClock.now
     removing.start()
-    let during = reads.run(
-        until: { !stillRemoving.running.load(ordering: .relaxed) && board.textCompactions > compactionsBefore && !board.isCompactingTexts },
-        limit: .seconds(900))
-    print(during.row("posts leaving, then chunks emptied"))
-    print("compaction finished \(String(format: "%.1f", (ContinuousClock.now - writesStart).seconds)) s after the first removal; compactions: \(board.textCompactions - compactionsBefore)")
+    print(reads.run(for: window).row("\(rate) removals/s, a compaction starting"))
+    try? await Task.sleep(for: .seconds(1))
     // The loader's next tick hands the chunks given back to the system.
+    while board.isCompactingTexts { try? await Task.sleep(for: .milliseconds(250)) }
     try? await Task.sleep(for: .seconds(1))
     ticking.running.store(false, ordering: .relaxed)
-    print("resident after: \(residentBytes() - residentEmpty) B for \(board.postCount) posts")
+    print("compactions: \(board.textCompactions - compactionsBefore); resident after: \(residentBytes() - residentEmpty) B for \(board.postCount) posts")
 }
 
 final class RunningFlag: Sendable {

@@ -31,4 +31,7 @@ extension Board {
 
     /// Whether the message texts are being compacted.
     public var isCompactingTexts: Bool { state.read { $0.posts.isCompacting } }
+
+    /// The message texts' bytes still pointed at, and those left behind by removals.
+    public var textBytes: (live: Int, garbage: Int) { state.read { ($0.posts.liveBytes, $0.posts.garbageBytes) } }
 }
