@@ -8,22 +8,14 @@ extension Board {
     /// its tick, so a compaction ends even when no more posts come.
     @discardableResult
     public func tidyMemory(steps: Int = 32) -> Bool {
-        for _ in 0..<steps {
-            guard state.write({ $0.posts.tidy(rows: Self.rowsPerTidyStep) }) else {
-                releaseChunksGivenBack()
-                return false
-            }
+        var underWay = true
+        for _ in 0..<steps where underWay {
+            underWay = state.write { $0.posts.tidy(rows: Self.rowsPerTidyStep) }
         }
-        return true
-    }
-
-    /// glibc keeps the chunks a compaction gave back resident until asked to let them go.
-    private func releaseChunksGivenBack() {
-        let finished = state.write { state in
-            defer { state.compactionsReleased = state.posts.compactions }
-            return state.posts.compactions != state.compactionsReleased
-        }
-        if finished { FreedMemory.release() }
+        // Emptied chunks are freed here, not under the lock (a compaction at the end of a
+        // write leaves its chunks for the next tick).
+        for chunk in state.write({ $0.posts.takeEmptiedChunks() }) { chunk.release() }
+        return underWay
     }
 
     /// Compactions of the message texts finished since the load.

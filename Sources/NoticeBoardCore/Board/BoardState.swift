@@ -19,8 +19,6 @@ struct BoardState: Sendable {
     /// Whether streams were last told each recent reply is shown (true) or gone (false): each
     /// instance hears its own changes twice, once when it commits one and once from the change feed.
     var publishedReplies = RecentMarks<Bool>()
-    /// Text compactions whose freed chunks were handed back to the system.
-    var compactionsReleased = 0
 
     init() {}
 

@@ -28,6 +28,8 @@ struct PostTable: Sendable {
     private var evacuation: Evacuation?
     private(set) var compactions = 0
     private(set) var count = 0
+    /// Chunks a compaction emptied, until the board frees them outside its lock.
+    private var emptiedChunks: [EmptiedChunk] = []
 
     private struct Evacuation {
         /// By chunk number: whether its texts are leaving.
@@ -139,6 +141,12 @@ struct PostTable: Sendable {
         tidy(rows: Self.rowsPerWrite)
     }
 
+    /// The chunks emptied since the last call, for the caller to free (`EmptiedChunk.release`).
+    mutating func takeEmptiedChunks() -> [EmptiedChunk] {
+        defer { emptiedChunks = [] }
+        return emptiedChunks
+    }
+
     /// Whether chunks are being emptied.
     var isCompacting: Bool { evacuation != nil }
 
@@ -169,7 +177,7 @@ struct PostTable: Sendable {
         }
         evacuation!.nextRow = end
         guard end == fields.count else { return true }
-        for chunk in evacuation!.chunks { texts.giveBack(chunk) }
+        emptiedChunks += evacuation!.chunks.map { texts.giveBack($0) }
         evacuation = nil
         compactions += 1
         return false

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Message text as UTF-8 bytes in large chunks, each message addressed by one packed `Span`:
 /// no object, header or allocation per message. Chunks are filled up and never grown past
 /// their first capacity, so storing more never copies what is stored. A message taken out
@@ -130,13 +134,16 @@ struct TextArena: Sendable {
         return moved
     }
 
-    /// Frees a chunk no span points at any more.
-    mutating func giveBack(_ chunk: Int) {
+    /// Takes a chunk no span points at any more out of the arena, its number free for the next
+    /// one; the caller frees its bytes (`release`), outside the board's lock.
+    mutating func giveBack(_ chunk: Int) -> EmptiedChunk {
         precondition(chunkLive[chunk] == 0, "chunk \(chunk) still holds \(chunkLive[chunk]) live bytes")
         storedBytes -= chunks[chunk].count
+        let emptied = EmptiedChunk(bytes: chunks[chunk])
         chunks[chunk] = []
         if filling == chunk { filling = nil }
         unusedChunks.append(chunk)
+        return emptied
     }
 
     /// Gives back the unused end of the chunk filling (after a load: nothing more may come for
@@ -148,5 +155,27 @@ struct TextArena: Sendable {
 
     private static func parts(_ span: Span) -> (chunk: Int, offset: Int, length: Int) {
         (Int(span >> 40), Int(span >> 16 & 0xFF_FFFF), Int(span & 0xFFFF))
+    }
+}
+
+/// A chunk's bytes after the arena let it go.
+struct EmptiedChunk: Sendable {
+    fileprivate let bytes: [UInt8]
+
+    /// Hands its pages back to the system, then frees it: the allocator would keep them resident,
+    /// and trimming its whole heap instead stalls every thread's allocations for tens of
+    /// milliseconds at 10M posts.
+    func release() {
+        #if canImport(Glibc)
+        // Read-only access: a mutable one would copy the bytes while the caller's array shares them.
+        bytes.withUnsafeBytes { bytes in
+            guard let base = bytes.baseAddress else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: base) + page - 1) / page * page
+            let end = (Int(bitPattern: base) + bytes.count) / page * page
+            guard end > start else { return }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_DONTNEED)
+        }
+        #endif
     }
 }
