@@ -14,6 +14,10 @@ pytestmark = HEAVY
 AREA = {"lat": 48.8566, "lon": 2.3522, "radius": 1000}
 
 
+def run_import(path, database_url, timeout):
+    """`noticeboard import` of a CSV into the shared database, its output kept for the assertions."""
+    return subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=timeout)
+
 def wait_until(predicate, limit):
     """Seconds until `predicate()` holds, or None after `limit` seconds."""
     started = time.monotonic()
@@ -67,7 +71,7 @@ def test_posts_hides_and_imports_reach_the_other_instance_within_a_second(server
             handle.write("lat,lon,message,tag,createdAt\n")
             for index in range(300):
                 handle.write(f"48.8566,2.35{index:03d},imported {index},lifestyle,2020-01-01T00:00:00Z\n")
-        imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=120)
+        imported = run_import(path, database_url, timeout=120)
         assert imported.returncode == 0, imported.stderr
         for server in (first, second):
             count = lambda: server.get("/api/v1/tags", params={"bbox": "2,48,3,49"}).json()["tags"]
@@ -302,7 +306,7 @@ def test_an_import_into_the_empty_board_reaches_both_running_instances(server_fa
         after = second.post({"lat": 48.5, "lon": 2.5, "message": "after the import", "tag": "food"})
         assert after.status_code == 201
         assert wait_until(lambda: first.get(f"/api/v1/posts/{after.json()['id']}").status_code == 200, 2) is not None
-        again = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=300)
+        again = run_import(path, database_url, timeout=300)
         assert "Imported 0 posts; 20000 were there already" in again.stdout, again.stdout
     finally:
         second.stop()
@@ -326,7 +330,7 @@ def test_a_server_started_just_after_an_import_loads_the_posts_and_replays_none_
         handle.write("id,lat,lon,message,tag,createdAt\n")
         for index in range(20000):
             handle.write(f"{index},48.{index % 1000:03d},2.{index // 1000:03d},bulk {index},lifestyle,2020-01-01T00:00:00Z\n")
-    imported = subprocess.run([BINARY, "import", path, "--database-url", database_url], capture_output=True, text=True, timeout=300)
+    imported = run_import(path, database_url, timeout=300)
     assert imported.returncode == 0 and "in one transaction" in imported.stdout, imported.stdout + imported.stderr
     server = server_factory()
     try:
@@ -341,7 +345,7 @@ def test_a_server_started_just_after_an_import_loads_the_posts_and_replays_none_
             handle.write("id,lat,lon,message,tag,createdAt\n")
             for index in range(100):
                 handle.write(f"more-{index},48.5,2.5,more {index},food,2020-01-01T00:00:00Z\n")
-        added = subprocess.run([BINARY, "import", more, "--database-url", database_url], capture_output=True, text=True, timeout=300)
+        added = run_import(more, database_url, timeout=300)
         assert "Imported 100 posts;" in added.stdout, added.stdout + added.stderr
         assert wait_until(lambda: count("food") == 100, 5) is not None, count("food")
         time.sleep(1)
