@@ -146,7 +146,10 @@ def open_on_map(driver, post_id):
         except StaleElementReferenceException:
             continue  # the map redrew its markers (a live event or a reload) between finding and tapping
         if not zooms:
-            return wait_for(driver, lambda d: d.find_elements(By.CSS_SELECTOR, ".leaflet-popup-content"), message="the popup")[0]
+            # Shown once it has faded in and the note's text has come (until then it reads as empty).
+            shown = """return [...document.querySelectorAll('.leaflet-popup-content')].find((p) => !p.querySelector('.popup-loading')
+                && getComputedStyle(p.closest('.leaflet-popup')).opacity === '1') || null;"""
+            return wait_for(driver, lambda d: d.execute_script(shown), message="the popup")
         wait_for(driver, lambda d: zoom(d) > before, message="the stack zoomed in")
     raise AssertionError(f"note {post_id} never stood alone or in a list")
 

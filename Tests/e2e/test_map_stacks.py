@@ -14,6 +14,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.keys import Keys
 
+from conftest import wait_for_streams
 from pages import at_bearing, iso, js, screenshot, serious, serve_board, set_language, settle, start_board, stop_board, wait_for
 
 SQUARE = (51.5136, -0.0985)  # a busy square
@@ -257,3 +258,23 @@ def test_keyboard_on_the_map_focus_ring_enter_on_a_stack_and_escape(board, brows
     driver.switch_to.active_element.send_keys(Keys.ESCAPE)
     wait_for(driver, lambda d: not d.find_elements(By.CSS_SELECTOR, ".leaflet-popup"), message="Escape closed the popup")
     assert js(driver, "return document.activeElement.matches('.leaflet-marker-icon')"), "the focus went back to the marker"
+
+
+def test_a_live_note_redrawing_the_pins_leaves_the_keyboard_focus_where_it_was(board, browsers):
+    """A note arriving beside a focused pin makes the pins be drawn again (the two now stack): a
+    keyboard user's focus moves to the stack standing where the pin was, not to the page's top."""
+    lonely = at_bearing(CAMPUS, 200, 2500)  # nothing else within a kilometre
+    first = board.post({"lat": lonely[0], "lon": lonely[1], "message": "Bike pump by the door", "tag": "lifestyle"}).json()
+    driver = browsers.start("phone", where=lonely)
+    driver.get(f"{board.url}/?view=map&lat={lonely[0]}&lon={lonely[1]}&zoom=17")
+    pin = wait_for(driver, lambda d: js(d, "return document.querySelector(`.note-marker[data-id='${arguments[0]}']`)", first["id"]),
+                   message="the note's pin")
+    wait_for_streams(board, 1)
+    js(driver, "arguments[0].focus()", pin)
+    beside = at_bearing(lonely, 90, 3)
+    second = board.post({"lat": beside[0], "lon": beside[1], "message": "Pump works again", "tag": "lifestyle"}).json()
+    stacked = f"{first['id']},{second['id']}"
+    wait_for(driver, lambda d: js(d, "return [...document.querySelectorAll('.stack')].some((m) => m.dataset.ids.split(',').sort().join(',') === arguments[0])",
+                                  ",".join(sorted(stacked.split(",")))), message="the two notes stacked by a live redraw")
+    focused = js(driver, "const a = document.activeElement; return a.matches('.leaflet-marker-icon.stack') ? a.dataset.ids : null")
+    assert focused is not None and sorted(focused.split(",")) == sorted(stacked.split(",")), focused

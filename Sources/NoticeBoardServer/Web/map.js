@@ -301,6 +301,17 @@ function afterLoad(then, tries = 40) {
   check(tries);
 }
 
+/** Where the keyboard's focus stands on a marker, so a redraw can give it back near there. */
+function focusedMarkerPlace() {
+  const active = document.activeElement;
+  if (!active?.classList?.contains("leaflet-marker-icon")) return null;
+  let place = null;
+  layer.eachLayer((marker) => {
+    if (marker.getElement() === active) place = { lat: marker.getLatLng().lat, lon: marker.getLatLng().lng };
+  });
+  return place;
+}
+
 /** Focuses the marker nearest to where a cluster stood (keyboard users keep their place). */
 function focusNearest(cluster) {
   const centre = map.latLngToContainerPoint([cluster.lat, cluster.lon]);
@@ -314,7 +325,7 @@ function focusNearest(cluster) {
       best = marker;
     }
   });
-  best?.getElement()?.focus();
+  best?.getElement()?.focus({ preventScroll: true });
 }
 
 /** Draws the notes of the view afresh. A redraw closes an open popup, so unless the filters or
@@ -328,6 +339,7 @@ export async function loadMap({ evenIfReading = false } = {}) {
       const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500, fields: MAP_FIELDS });
       if (request !== generation) return;
       if (deferredForReader(evenIfReading)) return;
+      const focusedAt = focusedMarkerPlace();
       layer.clearLayers();
       markers.clear();
       for (const stack of stacks(page.posts, (at) => map.latLngToLayerPoint([at.lat, at.lon]))) {
@@ -339,15 +351,19 @@ export async function loadMap({ evenIfReading = false } = {}) {
         markers.set(stack.posts[0].id, marker);
         layer.addLayer(marker);
       }
+      // A live note or a pan redraws the pins under a keyboard user: the focus stays where it was.
+      if (focusedAt) focusNearest(focusedAt);
       if (state.view === "map") announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
       if (deferredForReader(evenIfReading)) return;
+      const focusedAt = focusedMarkerPlace();
       layer.clearLayers();
       markers.clear();
       const merged = mergeOverlapping(result.clusters, (cluster) => map.latLngToLayerPoint([cluster.lat, cluster.lon]));
       for (const cluster of merged) layer.addLayer(clusterMarker(cluster));
+      if (focusedAt) focusNearest(focusedAt);
       if (state.view === "map") announce(mapCount(result.total, false));
     }
     container.classList.remove("stale");
