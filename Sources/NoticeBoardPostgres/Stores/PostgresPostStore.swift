@@ -112,24 +112,32 @@ public struct PostgresPostStore: PostStore {
             defer { pending?.cancel() }
             while let chunk = pending {
                 let cells = try await chunk.value
-                guard cells.count == 17 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
-                let (count, highest) = (try cells[0].decode(Int64.self), try cells[1].decode(Int64?.self))
+                guard cells.count == 18 else { throw StoreError.unavailable("the index load returned \(cells.count) columns") }
+                let (count, highest, visible) = (try cells[0].decode(Int64.self), try cells[1].decode(Int64?.self), try cells[2].decode(Int64.self))
                 pending = nil
                 if count == loadChunkSize, let highest { pending = Task { try await fetchChunk(after: highest) } }
-                if count > 0 { try Self.decodeChunk(Array(cells[2...]), body) }
+                if visible > 0 { try Self.decodeChunk(Array(cells[3...]), body) }
             }
         }
     }
 
-    /// Up to `loadChunkSize` visible posts with ids above `id`: their count, highest id and columns.
+    /// The next `loadChunkSize` posts by id above `id`, of any status: how many, their highest id,
+    /// how many are visible, and the visible ones' columns. The chunk is taken by the primary key
+    /// alone and the status filtered after it, so the plan does not hang on statistics: a table
+    /// imported moments ago has none, and a status filter inside is then planned as a bitmap scan
+    /// of every later row with a sort on disk, chunk after chunk.
     private func fetchChunk(after id: Int64) async throws -> [PostgresCell] {
         let rows = try await reads.query(
             """
-            SELECT count(*), max(id), array_agg(id), array_agg(lat), array_agg(lon), array_agg(heading), array_agg(message),
-                   array_agg(tag), array_agg(created_at), array_agg(accuracy), array_agg(floor), array_agg(beacon),
-                   array_agg(version), array_agg(expires_at), array_agg(like_count::int8), array_agg(reply_count::int8),
-                   array_agg(device_hash)
-            FROM (SELECT * FROM posts WHERE status = 'visible' AND id > \(id) ORDER BY id LIMIT \(loadChunkSize)) chunk
+            SELECT count(*), max(id), count(*) FILTER (WHERE visible),
+                   array_agg(id) FILTER (WHERE visible), array_agg(lat) FILTER (WHERE visible), array_agg(lon) FILTER (WHERE visible),
+                   array_agg(heading) FILTER (WHERE visible), array_agg(message) FILTER (WHERE visible),
+                   array_agg(tag) FILTER (WHERE visible), array_agg(created_at) FILTER (WHERE visible),
+                   array_agg(accuracy) FILTER (WHERE visible), array_agg(floor) FILTER (WHERE visible),
+                   array_agg(beacon) FILTER (WHERE visible), array_agg(version) FILTER (WHERE visible),
+                   array_agg(expires_at) FILTER (WHERE visible), array_agg(like_count::int8) FILTER (WHERE visible),
+                   array_agg(reply_count::int8) FILTER (WHERE visible), array_agg(device_hash) FILTER (WHERE visible)
+            FROM (SELECT *, status = 'visible' AS visible FROM posts WHERE id > \(id) ORDER BY id LIMIT \(loadChunkSize)) chunk
             """, logger: logger)
         var cells: [PostgresCell] = []
         for try await row in rows { cells = Array(row.makeRandomAccess()) }
