@@ -11,10 +11,13 @@ final class ClientRun: Sendable {
 
     private init() {}
 
-    static func start(_ client: PostgresClient) -> ClientRun {
+    /// `onStart` runs in the run's task just before the client's `run()`, so whatever it makes
+    /// visible (the client, to callers) is leased only from a running client.
+    static func start(_ client: PostgresClient, onStart: @escaping @Sendable () -> Void = {}) -> ClientRun {
         let run = ClientRun()
         run.task.withLock { task in
             task = Task {
+                onStart()
                 await client.run()
                 run.ended.store(true, ordering: .releasing)
             }

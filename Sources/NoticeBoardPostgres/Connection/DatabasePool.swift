@@ -21,9 +21,10 @@ public final class DatabasePool: Service, Sendable {
     }
 
     private let state: Mutex<State>
+    /// The one host's client, served once the pool runs it (a lease before then only waits).
+    private let singleHostClient: PostgresClient?
     private let endpoint: DatabaseEndpoint?
     private let fence: TimelineFence?
-    private let ownsClient: Bool
     private let logger: Logger
     private let stopping = Atomic<Bool>(false)
     let searchWait: Duration = .seconds(2)
@@ -36,13 +37,14 @@ public final class DatabasePool: Service, Sendable {
     public init(endpoint: DatabaseEndpoint, fence: TimelineFence? = nil, logger: Logger) {
         self.logger = logger
         self.fence = fence
-        ownsClient = true
         if endpoint.hosts.count == 1 && !endpoint.targetSession.needsProbing {
             // One host and no demand on its role: used as it is, nothing to watch.
             self.endpoint = nil
-            state = Mutex(.serving(PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)))
+            singleHostClient = PostgresClient(configuration: endpoint.clientConfiguration(), backgroundLogger: logger)
+            state = Mutex(.searching("the pool is starting"))
         } else {
             self.endpoint = endpoint
+            singleHostClient = nil
             state = Mutex(.searching("no host asked yet"))
         }
     }
@@ -50,7 +52,7 @@ public final class DatabasePool: Service, Sendable {
     /// Wraps a client the caller runs (tests share one between stores).
     public init(_ client: PostgresClient, logger: Logger = Logger(label: "noticeboard.database")) {
         self.logger = logger
-        ownsClient = false
+        singleHostClient = nil
         endpoint = nil
         fence = nil
         state = Mutex(.serving(client))
@@ -65,8 +67,8 @@ public final class DatabasePool: Service, Sendable {
         await withTaskCancellationOrGracefulShutdownHandler {
             if let endpoint {
                 await follow(endpoint)
-            } else if ownsClient, let client = servingClient {
-                let run = ClientRun.start(client)
+            } else if let client = singleHostClient {
+                let run = ClientRun.start(client) { self.state.withLock { $0 = .serving(client) } }
                 while !isStopping, !run.hasEnded { await pause(.milliseconds(250)) }
                 await stop(run)
             }
