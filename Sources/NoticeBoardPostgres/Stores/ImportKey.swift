@@ -1,4 +1,5 @@
 import Crypto
+import NIOCore
 import NoticeBoardCore
 
 /// A row's import key computed in Swift, byte for byte what `PostgresPostArchive.importKey(of:)`
@@ -14,8 +15,6 @@ struct ImportKey {
     }
 
     let digest: Digest
-    /// Lower-case hex, as the `import_key` column holds it.
-    let hex: String
 
     init(of post: ImportedPost) {
         self.init(of: post, numbers: Numbers(post))
@@ -37,37 +36,56 @@ struct ImportKey {
 
     init(of post: ImportedPost, numbers: Numbers) {
         let draft = post.draft
-        let parts = [
-            post.sourceID ?? "", numbers.lat, numbers.lon, numbers.heading ?? "", draft.message, draft.tag, String(post.createdAt),
-            numbers.accuracy ?? "", numbers.floor ?? "", draft.beacon ?? "",
-        ]
         var hasher = SHA256()
-        for (index, part) in parts.enumerated() {
-            if index > 0 { hasher.update(data: Self.separator) }
+        func add(_ part: String, first: Bool = false) {
+            if !first { hasher.update(data: Self.separator) }
             var part = part
             part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
         }
-        let hash = hasher.finalize()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        bytes.append(contentsOf: hash)
-        digest = bytes.withUnsafeBytes { raw in
+        add(post.sourceID ?? "", first: true)
+        add(numbers.lat); add(numbers.lon); add(numbers.heading ?? ""); add(draft.message); add(draft.tag); add(String(post.createdAt))
+        add(numbers.accuracy ?? ""); add(numbers.floor ?? ""); add(draft.beacon ?? "")
+        digest = hasher.finalize().withUnsafeBytes { raw in
             Digest(
                 words: (
                     raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
                     raw.loadUnaligned(fromByteOffset: 16, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
                 ))
         }
-        let digits = Array("0123456789abcdef".utf8)
-        hex = String(unsafeUninitializedCapacity: 64) { text in
-            for (index, byte) in bytes.enumerated() {
-                text[2 * index] = digits[Int(byte >> 4)]
-                text[2 * index + 1] = digits[Int(byte & 0x0F)]
+    }
+
+    /// The SHA-256's 32 bytes in order (each word was loaded from them as stored).
+    private func withBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        withUnsafeBytes(of: digest.words) { body($0) }
+    }
+
+    /// Lower-case hex, as the `import_key` column holds it.
+    var hex: String {
+        String(unsafeUninitializedCapacity: 64) { text in
+            withBytes { bytes in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = Self.hexDigits[Int(byte >> 4)]
+                    text[2 * index + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                }
             }
             return 64
         }
     }
 
+    /// The hex written straight into a `COPY` row.
+    func appendHex(to buffer: inout ByteBuffer) {
+        withBytes { bytes in
+            _ = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 64) { text in
+                for (index, byte) in bytes.enumerated() {
+                    text[2 * index] = Self.hexDigits[Int(byte >> 4)]
+                    text[2 * index + 1] = Self.hexDigits[Int(byte & 0x0F)]
+                }
+                return 64
+            }
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
     private static let separator: [UInt8] = [0x1F]
 
     /// `float8::text` (shortest exact digits, PostgreSQL 12 and later) for the magnitudes a
