@@ -4,7 +4,8 @@ import Testing
 @testable import NoticeBoardServer
 
 /// The sender's slots: a host's bound, lowered for a while after a slow answer; deliveries for a
-/// busy host wait and take over its slots in order; those waiting too long are handed back.
+/// busy host wait and take over its slots in order; those waiting too long are handed back; a
+/// host that answers promptly may have more waiting than one that does not.
 @Suite struct CallsInFlightTests {
     static func delivery(_ sequence: Int64) -> ClaimedDelivery {
         ClaimedDelivery(
@@ -48,5 +49,23 @@ import Testing
         // Leaving every slot brings the count back to nothing.
         for _ in 0..<OutboxSender.maxPerHost { _ = calls.next(for: "a") }
         #expect(calls.total == 0 && calls.byHost.isEmpty)
+    }
+
+    @Test func aHostThatAnswersPromptlyMayHaveMoreWaiting() {
+        var calls = OutboxSender.CallsInFlight()
+        let now = ContinuousClock.now
+        var kept = 0
+        for sequence in Int64(1)...300 where calls.wait(Self.delivery(sequence), for: "quiet", now: now) { kept += 1 }
+        #expect(kept == OutboxSender.maxWaitingPerHost, "a host not heard from keeps its small share")
+        calls.took(.milliseconds(5), host: "answering", now: now)
+        kept = 0
+        for sequence in Int64(301)...600 where calls.wait(Self.delivery(sequence), for: "answering", now: now) { kept += 1 }
+        #expect(kept == OutboxSender.maxWaitingPerAnsweringHost)
+        #expect(calls.share(of: "answering", now: now + OutboxSender.answerMemory + .milliseconds(1)) == OutboxSender.maxWaitingPerHost,
+                "only while it answers")
+        calls.took(.seconds(3), host: "answering", now: now)
+        #expect(calls.share(of: "answering", now: now) == OutboxSender.maxWaitingPerHost, "a slow answer ends the larger share")
+        #expect(OutboxSender.maxWaitingPerAnsweringHost <= OutboxSender.maxWaiting / 2,
+                "a host that stops answering still leaves room to the others")
     }
 }

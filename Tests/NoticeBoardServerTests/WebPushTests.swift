@@ -22,6 +22,18 @@ import Testing
                 == "DGv6ra1nlYgDCS1FRnbzlwAAEABBBP4z9KsN6nGRTbVYI_c7VJSPQTBtkgcy27mlmlMoZIIgDll6e3vCYLocInmYWAmS6TlzAC8wEqKK6PBru3jl7A_yl95bQpu6cVPTpK4Mqgkf1CXztLVBSt2Ks3oZwbuwXPXLWyouBWLVWGNWQexSgSxsj_Qulcy4a-fN")
     }
 
+    @Test func ephemeralKeysAreFreshAndAgreeWithTheReceiver() throws {
+        let receiver = P256.KeyAgreement.PrivateKey()
+        let keys = (0..<20).map { _ in WebPushEncryption.ephemeralKey() }
+        #expect(Set(keys.map { $0.rawRepresentation }).count == keys.count)
+        for key in keys {
+            // The public key is the scalar's: both sides agree on the secret.
+            let mine = try key.sharedSecretFromKeyAgreement(with: receiver.publicKey)
+            let theirs = try receiver.sharedSecretFromKeyAgreement(with: try P256.KeyAgreement.PublicKey(x963Representation: key.publicKey.x963Representation))
+            #expect(mine.withUnsafeBytes { Array($0) } == theirs.withUnsafeBytes { Array($0) })
+        }
+    }
+
     @Test func aBadBrowserKeyIsRefused() {
         #expect(!WebPushEncryption.isValidKey([4] + [UInt8](repeating: 1, count: 64)))
         #expect(WebPushEncryption.isValidKey([UInt8](P256.KeyAgreement.PrivateKey().publicKey.x963Representation)))

@@ -1,12 +1,15 @@
 """The push fan-out of scripts/bench-deliveries: S push subscriptions (each with its own keys,
 as browsers make them) over one area, P notes posted there at once, and a push service of our
 own on loopback (asyncio, HTTP/1.1 keep-alive, answering 201) counting what arrives. One push in
-SAMPLE is decrypted (RFC 8291) and must name a posted note; the server's CPU comes from /proc."""
+SAMPLE is decrypted (RFC 8291) and must name a posted note; the CPU of the server, of its
+PostgreSQL and of this process (the push services) comes from /proc, to see which one the
+machine's cores ran out for."""
 import asyncio
 import base64
 import json
 import os
 import random
+import resource
 import sys
 import threading
 import time
@@ -18,14 +21,38 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 URL, PID, SUBSCRIPTIONS, POSTS, SERVICES = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
+POSTMASTER_PID_FILE = sys.argv[6] if len(sys.argv) > 6 else None
 CENTRE = (48.8566, 2.3522)
 SAMPLE = 97
 TICKS = os.sysconf("SC_CLK_TCK")
 
 
-def cpu_seconds():
-    fields = open(f"/proc/{PID}/stat").read().rsplit(")", 1)[1].split()
+def cpu_seconds(pid=PID):
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def database_cpu_seconds():
+    """The embedded PostgreSQL's postmaster and its children (backends, writers) together."""
+    if not POSTMASTER_PID_FILE or not os.path.exists(POSTMASTER_PID_FILE):
+        return 0.0
+    postmaster = int(open(POSTMASTER_PID_FILE).readline())
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            fields = open(f"/proc/{entry}/stat").read().rsplit(")", 1)[1].split()
+            if int(entry) == postmaster or int(fields[1]) == postmaster:
+                total += (int(fields[11]) + int(fields[12])) / TICKS
+        except (OSError, ValueError):
+            continue
+    return total
+
+
+def own_cpu_seconds():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def b64url(data):
@@ -120,7 +147,7 @@ def main():
              {"X-Forwarded-For": f"10.{index >> 16 & 255}.{index >> 8 & 255}.{index & 255}", "X-Device-Key": f"bench-device-{index:08d}"})
     time.sleep(2)  # the subscriptions are in every instance's target index
     expected = SUBSCRIPTIONS * POSTS
-    cpu_before, started = cpu_seconds(), time.monotonic()
+    cpu_before, database_before, own_before, started = cpu_seconds(), database_cpu_seconds(), own_cpu_seconds(), time.monotonic()
     posted = set()
     for index in range(POSTS):
         note = call("POST", "/api/v1/posts", {"lat": CENTRE[0], "lon": CENTRE[1], "message": f"fan-out note {index}", "tag": "food"})
@@ -129,6 +156,8 @@ def main():
     while len(service.arrivals) < expected and time.monotonic() < deadline:
         time.sleep(0.05)
     cpu = cpu_seconds() - cpu_before
+    database_cpu, own_cpu = database_cpu_seconds() - database_before, own_cpu_seconds() - own_before
+    load = os.getloadavg()[0]
     with service.lock:
         arrivals = sorted(service.arrivals)
         by_path = dict(service.by_path)
@@ -151,6 +180,9 @@ def main():
     print(f"deliveries: {len(arrivals) / elapsed:.0f}/s from the first post to the last push ({elapsed:.1f} s); "
           f"{steady:.0f}/s between the 10th and 90th percentile of arrivals")
     print(f"server CPU: {cpu:.1f} s, {cpu / max(len(arrivals), 1) * 1e6:.0f} µs a delivery")
+    print(f"PostgreSQL CPU: {database_cpu:.1f} s, {database_cpu / max(len(arrivals), 1) * 1e6:.0f} µs a delivery; "
+          f"push services (this process) CPU: {own_cpu:.1f} s, {own_cpu / max(len(arrivals), 1) * 1e6:.0f} µs a delivery; "
+          f"cores used: {(cpu + database_cpu + own_cpu) / elapsed:.2f} of {os.cpu_count()}; load average {load:.2f}")
 
 
 main()

@@ -13,8 +13,9 @@ import Synchronization
 /// Sends due deliveries: every instance runs one, each claims deliveries under a lease (so one
 /// instance sends each, and another takes over what a dead one held), and records how each
 /// attempt ended (deliveries that succeed together in one transaction, `DeliveredBatch`). What is
-/// claimed waits in memory (at most `maxWaiting` in all and `maxWaitingPerHost` for one host,
-/// each for at most `maxWait`, else it is given back for a little later) for a slot: at most
+/// claimed waits in memory (at most `maxWaiting` in all, `maxWaitingPerHost` for one host and
+/// `maxWaitingPerAnsweringHost` for one that answered promptly within `answerMemory`, each for at
+/// most `maxWait`, else it is given back for a little later) for a slot: at most
 /// `maxInFlight` calls in all, `maxPerHost` to one host, and `maxPerSlowHost` to a host that took
 /// longer than `slowCall` to answer within the last `slowMemory`. A receiver that hangs holds a
 /// few slots of its own only, and a push service that answers promptly gets as many as a city's
@@ -27,6 +28,12 @@ final class OutboxSender: Service, Sendable {
     static let slowMemory = Duration.seconds(60)
     static let maxWaiting = 512
     static let maxWaitingPerHost = 64
+    /// Half the room: the few push services a fan-out goes to keep what is claimed for them
+    /// (else most of a claim is given back and claimed again), and a host that stopped
+    /// answering still leaves half to the others.
+    static let maxWaitingPerAnsweringHost = 256
+    static let answerMemory = Duration.seconds(1)
+    static let maxRememberedHosts = 1000
     /// Half the lease: a delivery waiting longer is given back while its lease still holds.
     static let maxWait = Duration.seconds(15)
     /// Twice the call's deadline: a delivery held by an instance that died waits this long.
@@ -54,19 +61,34 @@ final class OutboxSender: Service, Sendable {
         var waitingCount = 0
         /// Hosts that answered slowly, until when they count as slow.
         var slowUntil: [String: ContinuousClock.Instant] = [:]
+        /// When each host last answered promptly.
+        var answeredAt: [String: ContinuousClock.Instant] = [:]
 
         func bound(of host: String, now: ContinuousClock.Instant = .now) -> Int {
             guard let until = slowUntil[host], until > now else { return OutboxSender.maxPerHost }
             return OutboxSender.maxPerSlowHost
         }
 
+        /// How many deliveries may wait for the host: more while it answers promptly.
+        func share(of host: String, now: ContinuousClock.Instant = .now) -> Int {
+            guard let answered = answeredAt[host], now - answered <= OutboxSender.answerMemory, bound(of: host, now: now) == OutboxSender.maxPerHost
+            else { return OutboxSender.maxWaitingPerHost }
+            return OutboxSender.maxWaitingPerAnsweringHost
+        }
+
         /// How long a call to the host took: a slow one lowers the host's bound for a while.
         mutating func took(_ duration: Duration, host: String, now: ContinuousClock.Instant = .now) {
             if duration > OutboxSender.slowCall {
                 slowUntil[host] = now + OutboxSender.slowMemory
-            } else if let until = slowUntil[host], until <= now {
-                slowUntil[host] = nil
+                answeredAt[host] = nil
+                return
             }
+            if let until = slowUntil[host], until <= now { slowUntil[host] = nil }
+            // Hosts come from subscribers' endpoints: the ones long quiet are forgotten past a bound.
+            if answeredAt[host] == nil, answeredAt.count >= OutboxSender.maxRememberedHosts {
+                answeredAt = answeredAt.filter { now - $0.value <= OutboxSender.answerMemory }
+            }
+            answeredAt[host] = now
         }
 
         mutating func enter(_ host: String) -> Bool {
@@ -78,9 +100,9 @@ final class OutboxSender: Service, Sendable {
 
         /// Keeps a delivery for its busy host; false when the waiting room, or the host's share
         /// of it (so a hung host cannot fill it), is full.
-        mutating func wait(_ delivery: ClaimedDelivery, for host: String) -> Bool {
-            guard waitingCount < OutboxSender.maxWaiting, waiting[host, default: []].count < OutboxSender.maxWaitingPerHost else { return false }
-            waiting[host, default: []].append((delivery, .now))
+        mutating func wait(_ delivery: ClaimedDelivery, for host: String, now: ContinuousClock.Instant = .now) -> Bool {
+            guard waitingCount < OutboxSender.maxWaiting, waiting[host, default: []].count < share(of: host, now: now) else { return false }
+            waiting[host, default: []].append((delivery, now))
             waitingCount += 1
             return true
         }

@@ -32,7 +32,7 @@ enum WebPushEncryption {
     /// unpadded example its own).
     static func encrypt(
         _ plaintext: [UInt8], p256dh: [UInt8], auth: [UInt8], salt: [UInt8] = randomBytes(16),
-        senderKey: P256.KeyAgreement.PrivateKey = P256.KeyAgreement.PrivateKey(), padded: Int? = nil
+        senderKey: P256.KeyAgreement.PrivateKey = ephemeralKey(), padded: Int? = nil
     ) throws -> [UInt8] {
         guard plaintext.count <= maxPlaintext else { throw TooLarge(size: plaintext.count) }
         guard let receiverKey = try? P256.KeyAgreement.PublicKey(x963Representation: p256dh) else { throw InvalidKey() }
@@ -54,6 +54,17 @@ enum WebPushEncryption {
         body += sealed.ciphertext
         body += sealed.tag
         return body
+    }
+
+    /// A fresh key pair from a uniformly random scalar: one multiplication of the base point.
+    /// `PrivateKey()` also checks each key it makes with FIPS's pairwise test (a signature and its
+    /// verification) and draws again until the key is compact-representable: several times the work.
+    static func ephemeralKey() -> P256.KeyAgreement.PrivateKey {
+        while true {
+            // The scalar must lie in [1, n − 1]; a draw outside (odds about 2⁻³²) is drawn again.
+            let scalar = SymmetricKey(size: .bits256)
+            if let key = scalar.withUnsafeBytes({ try? P256.KeyAgreement.PrivateKey(rawRepresentation: $0) }) { return key }
+        }
     }
 
     static func isValidKey(_ p256dh: [UInt8]) -> Bool {
