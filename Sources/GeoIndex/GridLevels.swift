@@ -46,4 +46,6 @@ struct GridLevels: Sendable {
     static func key(level: Int, row: Int, column: Int) -> Int64 {
         Int64(level) << 48 | Int64(row) << 24 | Int64(column)
     }
+
+    static func level(ofKey key: Int64) -> Int { Int(key >> 48) }
 }
