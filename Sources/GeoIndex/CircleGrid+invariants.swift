@@ -4,8 +4,10 @@ extension CircleGrid {
     public func invariantViolations() -> [String] {
         var problems: [String] = []
         var entriesSeen = 0
+        var counted = [Int32](repeating: 0, count: cellsPerLevel.count)
         for (key, number) in cellNumbers {
             let cell = cells[Int(number)]
+            counted[GridLevels.level(ofKey: key)] += 1
             if cell.key != key { problems.append("cell \(number) is filed under \(key) but says \(cell.key)") }
             if cell.entries.isEmpty { problems.append("cell \(number) is empty but filed") }
             if cell.blocks.count != (cell.entries.count + 7) / 8 { problems.append("cell \(number) has \(cell.blocks.count) blocks for \(cell.entries.count) entries") }
@@ -29,6 +31,7 @@ extension CircleGrid {
         }
         let filed = filings.reduce(0) { $0 + Int($1?.count ?? 0) }
         if filed != entriesSeen { problems.append("\(filed) entries filed, \(entriesSeen) in cells") }
+        if counted != cellsPerLevel { problems.append("cells a size \(cellsPerLevel), found \(counted)") }
         return problems
     }
 }

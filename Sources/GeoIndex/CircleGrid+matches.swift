@@ -1,74 +1,99 @@
 import IndexIntrinsics
 
 extension CircleGrid {
-    /// Appends the key of every circle holding (lat, lon) that was made at or before `time` and
-    /// whose mask shares a bit with `mask`, each once.
-    public func appendMatches(lat: Double, lon: Double, time: Int64, mask: UInt64, to keys: inout [Int64]) {
+    /// The key of every circle holding (lat, lon) that was made at or before `time` and whose
+    /// mask shares a bit with `mask`, each once.
+    public func matches(lat: Double, lon: Double, time: Int64, mask: UInt64) -> [Int64] {
         let point = UnitVector(lat: lat, lon: lon)
         let levels = Self.levels
-        // A cell's matches as position × 2 (+ 1 when single precision was sure): the scan asks
-        // for each one's entry as it finds it and reads them all afterwards, so the reads wait
-        // on memory together rather than one by one.
-        var found: [UInt32] = []
-        found.reserveCapacity(4096)
-        for level in levels.cellDegrees.indices {
+        // The point's cell of each size that has cells, each step asking for all cells' next
+        // lines before reading any, so their misses overlap; their entries bound the matches,
+        // and the keys are written straight into an array of that capacity.
+        var found: [(level: Int, number: Int32)] = []
+        found.reserveCapacity(levels.cellDegrees.count)
+        for level in levels.cellDegrees.indices where cellsPerLevel[level] > 0 {
             let key = GridLevels.key(level: level, row: levels.row(lat, level), column: levels.column(lon, level))
-            guard let number = cellNumbers[key] else { continue }
-            let cell = cells[Int(number)]
-            found.removeAll(keepingCapacity: true)
-            Self.scan(cell, point: point, margin: Self.absoluteMargin[level], into: &found)
-            let checksSince = time < cell.latestSince
-            cell.entries.withUnsafeBufferPointer { entries in
-                for item in found {
-                    let position = Int(item >> 1)
-                    let entry = entries[position]
-                    guard entry.mask & mask != 0 else { continue }
-                    if checksSince || item & 1 == 0 {
-                        let handle = cell.handles[position]
-                        if checksSince, filings[Int(handle)]!.since > time { continue }
-                        if item & 1 == 0, !holds(handle, lat: lat, lon: lon) { continue }
-                    }
-                    keys.append(entry.key)
+            if let number = cellNumbers[key] { found.append((level, number)) }
+        }
+        for (_, number) in found { cells.prefetch(from: Int(number)) }
+        var bound = 0
+        for (_, number) in found {
+            bound += cells[Int(number)].entries.count
+            cells[Int(number)].blocks.prefetch(from: 0, count: 2)
+        }
+        return [Int64](unsafeUninitializedCapacity: bound) { keys, count in
+            cells.withUnsafeBufferPointer { cells in
+                for (level, number) in found {
+                    count = scan(cells[Int(number)], point: point, margin: Self.absoluteMargin[level], lat: lat, lon: lon, time: time, mask: mask, into: keys, from: count)
                 }
             }
         }
     }
 
-    /// The positions of a cell's entries whose circles may hold the point, marked where sure.
-    private static func scan(_ cell: Cell, point: UnitVector, margin: Float, into found: inout [UInt32]) {
+    /// Writes the keys of a cell's matches into `keys` from `start`; returns where they end.
+    /// Each block's lanes are judged together and the entries read in order, asked for sixteen
+    /// blocks (about a memory latency of scanning) ahead.
+    private func scan(
+        _ cell: Cell, point: UnitVector, margin: Float, lat: Double, lon: Double, time: Int64, mask: UInt64,
+        into keys: UnsafeMutableBufferPointer<Int64>, from start: Int
+    ) -> Int {
         let (x, y, z) = (
             SIMD8<Float>(repeating: Float(point.x - cell.anchor.x)), SIMD8<Float>(repeating: Float(point.y - cell.anchor.y)),
             SIMD8<Float>(repeating: Float(point.z - cell.anchor.z)))
         let absolute = SIMD8<Float>(repeating: margin)
+        let bits = Self.laneBits
+        let (widened, narrowed) = (1 + Self.relativeMargin, 1 - Self.relativeMargin)
+        let checksSince = time < cell.latestSince
+        var count = start
         cell.blocks.withUnsafeBufferPointer { blocks in
             cell.entries.withUnsafeBufferPointer { entries in
-                let base = UnsafeRawPointer(entries.baseAddress)
+                guard let first = entries.baseAddress else { return }
+                let base = UnsafeRawPointer(first)
+                let end = base + entries.count * MemoryLayout<Entry>.stride
                 for index in blocks.indices {
+                    // A block's entries fill two lines.
+                    let ahead = base + (index &+ 16) &* 8 &* MemoryLayout<Entry>.stride
+                    if ahead < end {
+                        index_prefetch(ahead)
+                        index_prefetch(ahead + 64)
+                    }
                     let block = blocks[index]
                     let dx = block.x - x, dy = block.y - y, dz = block.z - z
                     let chord = dx * dx + dy * dy + dz * dz
-                    let maybe = chord .<= block.limit * (1 + relativeMargin) + absolute
+                    let maybe = chord .<= block.limit * widened + absolute
                     guard any(maybe) else { continue }
-                    let surely = chord .< block.limit * (1 - relativeMargin) - absolute
-                    var lanes = UInt32(SIMD8<Int32>(repeating: 0).replacing(with: laneBits, where: maybe).wrappedSum())
-                    let sure = UInt32(SIMD8<Int32>(repeating: 0).replacing(with: laneBits, where: surely).wrappedSum())
+                    let surely = chord .< block.limit * narrowed - absolute
+                    var lanes = UInt32(SIMD8<Int32>(repeating: 0).replacing(with: bits, where: maybe).wrappedSum())
+                    let sure = UInt32(SIMD8<Int32>(repeating: 0).replacing(with: bits, where: surely).wrappedSum())
                     while lanes != 0 {
-                        let lane = UInt32(lanes.trailingZeroBitCount)
+                        let lane = lanes.trailingZeroBitCount
                         lanes &= lanes &- 1
-                        let position = UInt32(truncatingIfNeeded: index) &* 8 &+ lane
-                        index_prefetch(base! + Int(position) &* MemoryLayout<Entry>.stride)
-                        found.append(position << 1 | (sure >> lane) & 1)
+                        let position = index &* 8 &+ lane
+                        let entry = entries[position]
+                        let meets = entry.mask & mask != 0
+                        let isSure = (sure >> lane) & 1 == 1
+                        if isSure, !checksSince {
+                            // Written always, kept only when the masks meet: no branch to mispredict.
+                            keys[count] = entry.key
+                            count &+= meets ? 1 : 0
+                        } else if meets, admits(cell.handles[position], time: time, checksSince: checksSince, isSure: isSure, lat: lat, lon: lon) {
+                            keys[count] = entry.key
+                            count &+= 1
+                        }
                     }
                 }
             }
         }
+        return count
     }
 
     static let laneBits = SIMD8<Int32>(1, 2, 4, 8, 16, 32, 64, 128)
 
-    /// The definition, for a point too near a circle's edge for single precision to decide.
-    func holds(_ handle: Int32, lat: Double, lon: Double) -> Bool {
+    /// Whether a candidate was made in time and holds the point, measured by the definition
+    /// when single precision was not sure.
+    private func admits(_ handle: Int32, time: Int64, checksSince: Bool, isSure: Bool, lat: Double, lon: Double) -> Bool {
         guard let filing = filings[Int(handle)] else { return false }
-        return Geodesy.distance(lat1: filing.lat, lon1: filing.lon, lat2: lat, lon2: lon) <= filing.radius
+        if checksSince, filing.since > time { return false }
+        return isSure || Geodesy.distance(lat1: filing.lat, lon1: filing.lon, lat2: lat, lon2: lon) <= filing.radius
     }
 }

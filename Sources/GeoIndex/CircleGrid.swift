@@ -48,7 +48,7 @@ public struct CircleGrid: Sendable {
         var limit = SIMD8<Float>(repeating: -.infinity)
     }
 
-    /// What a match reports and filters on; read only for the entries a point is within.
+    /// What a match reports and filters on; read only for the entries a point may be within.
     struct Entry: Sendable {
         var key: Int64
         var mask: UInt64
@@ -79,6 +79,8 @@ public struct CircleGrid: Sendable {
 
     var cellNumbers: [Int64: Int32] = [:]
     var cells: [Cell] = []
+    /// How many cells each size has, so a point looks up only the sizes that hold circles.
+    var cellsPerLevel = [Int32](repeating: 0, count: CircleGrid.levels.cellDegrees.count)
     private var freeCells: [Int32] = []
     /// By handle; nil for a handle not filed here.
     var filings: [Filing?] = []
@@ -137,6 +139,7 @@ public struct CircleGrid: Sendable {
             }
             if cells[Int(number)].entries.isEmpty {
                 cellNumbers[cells[Int(number)].key] = nil
+                cellsPerLevel[GridLevels.level(ofKey: cells[Int(number)].key)] -= 1
                 cells[Int(number)] = Cell(key: 0, anchor: UnitVector(lat: 0, lon: 0))
                 freeCells.append(number)
             }
@@ -157,6 +160,7 @@ public struct CircleGrid: Sendable {
             cells.append(cell)
         }
         cellNumbers[key] = number
+        cellsPerLevel[GridLevels.level(ofKey: key)] += 1
         return number
     }
 

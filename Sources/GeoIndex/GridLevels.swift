@@ -16,15 +16,26 @@ struct GridLevels: Sendable {
             let rows = row(box.south, level)...row(box.north, level)
             guard rows.count <= maxSpan else { continue }
             var columns: [Int] = []
+            var fits = true
             for part in parts {
+                // A part on the antimeridian alone holds only points filed in the first column.
+                guard part.west < 180 else {
+                    columns.append(0)
+                    continue
+                }
                 let first = column(part.west, level), last = column(min(part.east, 180 - 1e-9), level)
                 guard first <= last else { continue }
+                // Too many columns are not listed: a wide box would list thousands at fine sizes.
+                guard last - first < maxSpan else {
+                    fits = false
+                    break
+                }
                 columns += Array(first...last)
                 // Longitude 180 is -180: a box reaching it holds points filed in the first column.
                 if part.east >= 180 { columns.append(0) }
             }
             let unique = Set(columns).sorted()
-            guard unique.count <= maxSpan else { continue }
+            guard fits, unique.count <= maxSpan else { continue }
             return (level, rows.flatMap { row in unique.map { (row, $0) } })
         }
         return nil
@@ -46,4 +57,6 @@ struct GridLevels: Sendable {
     static func key(level: Int, row: Int, column: Int) -> Int64 {
         Int64(level) << 48 | Int64(row) << 24 | Int64(column)
     }
+
+    static func level(ofKey key: Int64) -> Int { Int(key >> 48) }
 }

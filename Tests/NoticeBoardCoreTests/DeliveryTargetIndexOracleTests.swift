@@ -5,10 +5,11 @@ import NoticeBoardCore
 import Testing
 
 /// The target index against a scan of every interest, through random upserts and removals:
-/// circles of every size (a metre to most of the globe), boxes (across the antimeridian, up to
-/// the poles, a single point), centres and posts at the antimeridian, at the poles and on top of
-/// each other, posts exactly on and a hair either side of a circle's edge, tags (more of them
-/// than the circles' masks have bits, in one run) and the interests' creation instants.
+/// circles of every size (a metre to most of the globe), boxes (across the antimeridian, ending
+/// on either of its names, up to the poles, a single point or line, every longitude), centres
+/// and posts at the antimeridian, at the poles and on top of each other, posts exactly on and a
+/// hair either side of a circle's edge or a box's edge or corner, tags (more of them than the
+/// masks have bits, in one run) and the interests' creation instants.
 @Suite struct DeliveryTargetIndexOracleTests {
     struct Scenario {
         var interests: [DeliveryTarget: DeliveryInterest] = [:]
@@ -43,7 +44,15 @@ import Testing
             var west = at.lon - half, east = at.lon + half
             if west < -180 { west += 360 }
             if east > 180 { east -= 360 }
-            return .box(GeoBox(west: west, south: max(-90, at.lat - half), east: east, north: min(90, at.lat + half)))
+            var box = GeoBox(west: west, south: max(-90, at.lat - half), east: east, north: min(90, at.lat + half))
+            switch Int.random(in: 0..<8, using: &random) {
+            case 0: box.west = [-180, 180].randomElement(using: &random)!  // starting on the antimeridian
+            case 1: box.east = [-180, 180].randomElement(using: &random)!  // ending on it
+            case 2: box.south = box.north  // a line along a parallel
+            case 3: (box.west, box.east) = (-180, 180)  // every longitude
+            default: break
+            }
+            return .box(box)
         }
 
         mutating func interest(_ target: DeliveryTarget) -> DeliveryInterest {
@@ -52,14 +61,25 @@ import Testing
             return DeliveryInterest(target: target, listening: .area(area(), tags: Array(Set(chosen))), createdAt: Int64.random(in: 0...100, using: &random))
         }
 
-        /// A post somewhere, or on, just inside or just outside a circle's edge.
+        /// A post somewhere, or on, just inside or just outside a circle's edge or a box's edge
+        /// or corner.
         mutating func post(id: Int64) -> Post {
             var at = point()
+            let boxes = interests.values.compactMap { interest -> GeoBox? in
+                guard case .area(.box(let box), _) = interest.listening else { return nil }
+                return box
+            }
+            if let box = boxes.randomElement(using: &random), Int.random(in: 0..<3, using: &random) == 0 {
+                let nudge = [0, 0, 1e-9, -1e-9].randomElement(using: &random)!
+                let lat = [box.south, box.north, Double.random(in: box.south...box.north, using: &random)].randomElement(using: &random)! + nudge
+                let lon = [box.west, box.east, box.west - nudge, box.east + nudge].randomElement(using: &random)!
+                at = (max(-90, min(90, lat)), lon > 180 ? lon - 360 : lon < -180 ? lon + 360 : lon)
+            }
             let circles = interests.values.compactMap { interest -> (Double, Double, Double)? in
                 guard case .area(.circle(let lat, let lon, let radius), _) = interest.listening else { return nil }
                 return (lat, lon, radius)
             }
-            if let circle = circles.randomElement(using: &random), Bool.random(using: &random) {
+            if let circle = circles.randomElement(using: &random), Int.random(in: 0..<3, using: &random) == 0 {
                 let nudge = [0, 0, 1e-9, -1e-9, 1e-6, -1e-6, 0.01, -0.01, 1, -1].randomElement(using: &random)!
                 at = Self.destination(lat: circle.0, lon: circle.1, distance: max(0, circle.2 + nudge), bearing: Double.random(in: 0..<360, using: &random))
             }
@@ -109,7 +129,7 @@ import Testing
         var scenario = Scenario(random: random, tags: (0..<tagCount).map { "tag\($0)" }, spots: spots)
         var index = DeliveryTargetIndex()
         var nextId: Int64 = 1
-        var matched = 0, empty = 0, edges = 0
+        var matched = 0, empty = 0, edges = 0, boxEdges = 0
         for round in 0..<12 {
             // New targets, some replaced (a new area, tags or instant), some removed.
             for _ in 0..<150 {
@@ -149,12 +169,17 @@ import Testing
                     guard case .area(.circle(let lat, let lon, let radius), _) = interest.listening else { return false }
                     return abs(Oracle.distance(lat, lon, post.lat, post.lon) - radius) < 1e-6
                 }) { edges += 1 }
+                if scenario.interests.values.contains(where: { interest in
+                    guard case .area(.box(let box), _) = interest.listening else { return false }
+                    return [box.south, box.north].contains(post.lat) || [box.west, box.east].contains(post.lon)
+                }) { boxEdges += 1 }
             }
         }
         // Otherwise the comparison would prove little.
         #expect(matched > 3000, "seed \(seed)")
         #expect(empty > 50, "seed \(seed)")
         #expect(edges > 50, "seed \(seed)")
+        #expect(boxEdges > 50, "seed \(seed)")
     }
 
     /// Every entry of a circle reaching the same cells, removed in every order, leaves nothing.

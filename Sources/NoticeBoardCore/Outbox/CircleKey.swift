@@ -1,7 +1,7 @@
-/// A target as its circle's key in the `CircleGrid`: the id above two bits, whether the target
-/// names tags and whether it is a subscription. A negative id or one past 2⁶¹ has no key, and
-/// its circle goes to the areas' grid. Also the circles' tag masks: one bit a tag number, modulo
-/// `tagBits`, and the last bit for a note's tag that no one names.
+/// A target as its area's key in the `CircleGrid` or `BoxGrid`: the id above two bits, whether
+/// the target names tags and whether it is a subscription. A negative id or one past 2⁶¹ has no
+/// key, and its area goes to the areas' grid. Also the areas' tag masks: one bit a tag number,
+/// modulo `tagBits`, and the last bit for a note's tag that no one names.
 enum CircleKey {
     static let tagBits = 63
 

@@ -1,10 +1,11 @@
 import GeoIndex
 
 /// Every webhook's and push subscription's interest, in memory: the targets of a new note are
-/// found through a `CircleGrid` (circles: nearly every target) and an `AreaGrid` (boxes, and
-/// circles too large for the first), places through the few slugs anyone listens to, and those
-/// of a reply through its note's device, so matching costs what the matches cost, not the number
-/// of targets. Each instance keeps its own, in step with the store's log of target changes.
+/// found through a `CircleGrid` (circles: nearly every target), a `BoxGrid` (boxes) and an
+/// `AreaGrid` (circles and boxes too large for the others), places through the few slugs anyone
+/// listens to, and those of a reply through its note's device, so matching costs what the
+/// matches cost, not the number of targets. Each instance keeps its own, in step with the
+/// store's log of target changes.
 public struct DeliveryTargetIndex: Sendable {
     private var interests: [DeliveryInterest?] = []
     /// What a candidate of the areas' grid is first judged by, in plain values (no reference
@@ -15,6 +16,7 @@ public struct DeliveryTargetIndex: Sendable {
     private var handles: [DeliveryTarget: Int32] = [:]
     private var freeHandles: [Int32] = []
     private var circles = CircleGrid()
+    private var boxes = BoxGrid()
     private var grid = AreaGrid()
     private var byPlace: [String: Set<Int32>] = [:]
     private var byDevice: [String: Set<Int32>] = [:]
@@ -56,7 +58,13 @@ public struct DeliveryTargetIndex: Sendable {
             areaCircles[handle] = CircleTest(lat: lat, lon: lon, radius: radius)
             slots[Int(handle)].isCircle = true
             grid.insert(handle, box: AreaGrid.box(aroundCircle: lat, lon: lon, radius: radius))
-        case .area(.box(let box), _): grid.insert(handle, box: box)
+        case .area(.box(let box), let tags):
+            if let key = CircleKey.key(interest.target, tagged: !tags.isEmpty),
+                boxes.insert(handle, box: box, key: key, since: interest.createdAt, mask: mask(listeningTo: tags))
+            {
+                break
+            }
+            grid.insert(handle, box: box)
         case .replies(let device): byDevice[device, default: []].insert(handle)
         }
     }
@@ -72,7 +80,8 @@ public struct DeliveryTargetIndex: Sendable {
                 areaCircles[handle] = nil
                 grid.remove(handle, box: AreaGrid.box(aroundCircle: lat, lon: lon, radius: radius))
             }
-        case .area(.box(let box), _): grid.remove(handle, box: box)
+        case .area(.box(let box), _):
+            if !boxes.remove(handle, box: box) { grid.remove(handle, box: box) }
         case .replies(let device):
             byDevice[device]?.remove(handle)
             if byDevice[device]?.isEmpty == true { byDevice[device] = nil }
@@ -85,20 +94,18 @@ public struct DeliveryTargetIndex: Sendable {
     /// The targets a note on the board is delivered to: made no later than the note, its area
     /// holding it and its tags (if any) naming the note's tag.
     public func targets(for post: Post, places: PlaceDirectory) -> [DeliveryTarget] {
-        var keys: [Int64] = []
-        circles.appendMatches(lat: post.lat, lon: post.lon, time: post.createdAt, mask: mask(of: post.tag), to: &keys)
-        var found: [DeliveryTarget] = []
-        found.reserveCapacity(keys.count)
+        let mask = mask(of: post.tag)
+        let circleKeys = circles.matches(lat: post.lat, lon: post.lon, time: post.createdAt, mask: mask)
+        let boxKeys = boxes.matches(lat: post.lat, lon: post.lon, time: post.createdAt, mask: mask)
         // With more tags than mask bits, two tags may share a bit: a tagged match is then checked.
         let sharedBits = tagNumbers.count > CircleKey.tagBits
-        for key in keys {
-            let target = CircleKey.target(key)
-            if sharedBits, CircleKey.isTagged(key), let handle = handles[target],
-                case .area(_, let tags)? = interests[Int(handle)]?.listening, !tags.contains(post.tag)
-            {
-                continue
+        var found = [DeliveryTarget](unsafeUninitializedCapacity: circleKeys.count + boxKeys.count) { buffer, count in
+            for keys in [circleKeys, boxKeys] {
+                for key in keys where !sharedBits || names(key, tag: post.tag) {
+                    buffer.initializeElement(at: count, to: CircleKey.target(key))
+                    count += 1
+                }
             }
-            found.append(target)
         }
         let point = UnitVector(lat: post.lat, lon: post.lon)
         let consider = { (handle: Int32) in
@@ -123,6 +130,14 @@ public struct DeliveryTargetIndex: Sendable {
         return found
     }
 
+    /// Whether a match names the note's tag: an untagged one does, a tagged one if its tags do.
+    private func names(_ key: Int64, tag: String) -> Bool {
+        guard CircleKey.isTagged(key), let handle = handles[CircleKey.target(key)],
+            case .area(_, let tags)? = interests[Int(handle)]?.listening
+        else { return true }
+        return tags.contains(tag)
+    }
+
     /// The subscriptions told of a reply: those of the note's device, when someone else replied.
     public func targets(forReply reply: Reply, on post: Post) -> [DeliveryTarget] {
         guard !reply.byAuthor, let device = post.deviceHash, let listeners = byDevice[device] else { return [] }
@@ -132,7 +147,7 @@ public struct DeliveryTargetIndex: Sendable {
         }
     }
 
-    /// A circle's mask: every bit for all tags, else its tags' bits.
+    /// An area's mask: every bit for all tags, else its tags' bits.
     private mutating func mask(listeningTo tags: [String]) -> UInt64 {
         guard !tags.isEmpty else { return .max }
         var mask: UInt64 = 0
@@ -144,7 +159,7 @@ public struct DeliveryTargetIndex: Sendable {
         return mask
     }
 
-    /// A note's mask: its tag's bit, or the one bit no tagged circle has for a tag none names.
+    /// A note's mask: its tag's bit, or the one bit no tagged area has for a tag none names.
     private func mask(of tag: String) -> UInt64 {
         tagNumbers[tag].map { 1 << UInt64($0 % CircleKey.tagBits) } ?? 1 << UInt64(CircleKey.tagBits)
     }
@@ -173,7 +188,7 @@ public struct DeliveryTargetIndex: Sendable {
 }
 
 extension DeliveryTargetIndex {
-    /// Every way the circles' grid disagrees with itself; empty when sound (the tests ask after
+    /// Every way the circles' or the boxes' grid disagrees with itself; empty when sound (the tests ask after
     /// every kind of change).
-    public func invariantViolations() -> [String] { circles.invariantViolations() }
+    public func invariantViolations() -> [String] { circles.invariantViolations() + boxes.invariantViolations() }
 }
