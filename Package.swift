@@ -117,7 +117,8 @@ let package = Package(
         // Seeded random boards and the brute-force oracle every query is checked against.
         .target(name: "BoardTestSupport", dependencies: ["GeoIndex"], path: "Tests/BoardTestSupport"),
         .testTarget(name: "GeoIndexTests", dependencies: ["GeoIndex", "BoardTestSupport"]),
-        .testTarget(name: "NoticeBoardCoreTests", dependencies: ["NoticeBoardCore", "GeoIndex", "BoardTestSupport"]),
+        .target(name: "CoreTestSupport", dependencies: ["NoticeBoardCore"], path: "Tests/CoreTestSupport"),
+        .testTarget(name: "NoticeBoardCoreTests", dependencies: ["NoticeBoardCore", "GeoIndex", "BoardTestSupport", "CoreTestSupport"]),
         // A fresh database per test, on the embedded cluster or NOTICEBOARD_TEST_DATABASE_URL.
         .target(
             name: "DatabaseTestSupport",
@@ -138,7 +139,7 @@ let package = Package(
         .testTarget(
             name: "NoticeBoardServerTests",
             dependencies: [
-                "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport", "DatabaseTestSupport",
+                "NoticeBoardCore", "NoticeBoardPostgres", "NoticeBoardServer", "GeoIndex", "BoardTestSupport", "CoreTestSupport", "DatabaseTestSupport",
                 hummingbird,
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSTesting", package: "hummingbird-websocket"),

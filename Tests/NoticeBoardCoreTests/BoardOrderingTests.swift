@@ -1,4 +1,5 @@
 import BoardTestSupport
+import CoreTestSupport
 import Foundation
 import NoticeBoardCore
 import Testing
@@ -6,22 +7,13 @@ import Testing
 /// The board applies each post's committed states in version order, whatever order they
 /// arrive in: results of this instance's transactions race the change feed's reads.
 @Suite(.timeLimit(.minutes(5))) struct BoardOrderingTests {
-    /// Reconcile never touches the store.
-    struct NoStore: PostStore {
-        func create(_ draft: PostDraft, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
-            throw StoreError.unavailable("no store")
-        }
-        func existingPost(for idempotency: IdempotencyRequest) async throws -> CreateOutcome? { nil }
-        func forEachVisiblePost(_ body: (Post, Int64) throws -> Void) async throws {}
-        func isReachable() async -> Bool { false }
-    }
 
     static func post(_ id: Int64) -> Post {
         Post(id: id, lat: 22.4, lon: 114.2, heading: nil, message: "m\(id)", tag: "t", createdAt: 1_000, accuracy: nil, floor: nil, beacon: nil)
     }
 
     @Test func aRestoredNoteWhoseLifetimeEndedIsNotAnnounced() async {
-        let board = Board(store: NoStore())
+        let board = Board(store: UnreachablePostStore())
         let now = Timestamp.nowMilliseconds()
         var ended = Self.post(1)
         ended.expiresAt = now - 1000
@@ -40,7 +32,7 @@ import Testing
     }
 
     @Test func anOlderStateNeverOverwritesANewerOne() {
-        let board = Board(store: NoStore())
+        let board = Board(store: UnreachablePostStore())
         board.reconcile(Self.post(1), status: .visible, version: 1)
         board.reconcile(Self.post(1), status: .visible, version: 3)
         board.reconcile(Self.post(1), status: .hidden, version: 2)
@@ -57,7 +49,7 @@ import Testing
         let seed = SeededGenerator.runSeed()
         print("BoardOrderingTests seed \(seed)")
         var random = SeededGenerator(seed: seed)
-        let board = Board(store: NoStore())
+        let board = Board(store: UnreachablePostStore())
         let subscription = board.feed.subscribe(after: nil)
         var newest: [Int64: (version: Int64, status: PostStatus)] = [:]
         var arrivals: [(id: Int64, version: Int64, status: PostStatus)] = []
@@ -104,7 +96,7 @@ import Testing
     }
 
     @Test func concurrentAppliersAgreeWithTheNewestVersion() async {
-        let board = Board(store: NoStore())
+        let board = Board(store: UnreachablePostStore())
         let rounds = 300
         await withTaskGroup(of: Void.self) { group in
             for id in Int64(1)...Int64(rounds) {

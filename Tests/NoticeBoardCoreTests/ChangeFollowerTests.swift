@@ -1,4 +1,5 @@
 import BoardTestSupport
+import CoreTestSupport
 import Foundation
 import Testing
 
@@ -24,7 +25,7 @@ import Testing
     }
 
     @Test func pagesTooLargeToReadInTimeShrinkUntilTheFollowerCatchesUp() async throws {
-        let board = Board(store: BoardOrderingTests.NoStore())
+        let board = Board(store: UnreachablePostStore())
         let follower = ChangeFollower(
             board: board, feed: SlowFeed(), logger: .init(label: "test"), pageSize: 4000, tick: .milliseconds(20), spacing: .milliseconds(1))
         let following = Task { try await follower.run(after: 0) }
@@ -60,7 +61,7 @@ import Testing
     }
 
     @Test func ownChangesAreReadInFullOnlyWhenTheBoardLacksThem() async throws {
-        let board = Board(store: BoardOrderingTests.NoStore())
+        let board = Board(store: UnreachablePostStore())
         let feed = MixedFeed()
         // The process applied its even changes when it made them.
         for change in feed.changes where MixedFeed.isOwn(change.sequence) && change.sequence % 2 == 0 {

@@ -1,4 +1,5 @@
 import BoardTestSupport
+import CoreTestSupport
 import Foundation
 import GeoIndex
 import Hummingbird
@@ -13,15 +14,6 @@ import Testing
 /// 10 000 random posts, under every `fields=` selection, with and without a device, on nearby,
 /// browse, the stream's events and the moderators' and authors' views.
 @Suite(.timeLimit(.minutes(5))) struct PostPageJSONTests {
-    struct NoStore: PostStore {
-        func create(_ draft: PostDraft, clientHash: String?, idempotency: IdempotencyRequest?) async throws -> CreateOutcome {
-            throw StoreError.unavailable("no store")
-        }
-        func existingPost(for idempotency: IdempotencyRequest) async throws -> CreateOutcome? { nil }
-        func forEachVisiblePost(_ body: (Post, Int64) throws -> Void) async throws {}
-        func isReachable() async -> Bool { false }
-    }
-
     /// Likes of record fixed in advance; counts which posts it was asked about.
     final class FixedLikes: LikeStore {
         let liked: Set<String>
@@ -154,7 +146,7 @@ import Testing
             for device in devices where Int.random(in: 0..<4, using: &random) == 0 { liked.insert(FixedLikes.key(device, post.id)) }
         }
         let likes = FixedLikes(liked: liked)
-        let board = Board(store: NoStore(), likes: likes)
+        let board = Board(store: UnreachablePostStore(), likes: likes)
         for post in posts.values.sorted(by: { $0.id < $1.id }) { board.reconcile(post, status: .visible, version: 1) }
         return Board10k(board: board, likes: likes, posts: posts)
     }
