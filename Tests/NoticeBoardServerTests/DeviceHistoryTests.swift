@@ -83,7 +83,7 @@ import Testing
         try await TestApp.make().test { http, board in
             let open = try await ReactionTests.post(http, key: Self.alice)["id"] as! Int
             let device = try #require(board.post(id: Int64(open))?.deviceHash)
-            let ended = try await Self.endingNote(board, seconds: 1.5, device: device)
+            let ended = try await Self.endingNote(board, seconds: 5, device: device)
             // Before its end it takes a like; after, nothing.
             let early = try await http.execute(uri: "/api/v1/posts/\(ended.id)/like", method: .put, headers: ReactionTests.device(Self.bob))
             #expect(early.status == .ok)
