@@ -5,7 +5,8 @@ import Foundation
 /// handle to anything stored elsewhere.
 ///
 /// Each circle goes into the finest cell size at which its surrounding box spans at most two
-/// cells on each axis, and into each of those (at most four) cells. A cell keeps its circles'
+/// cells on each axis (three, at the coarse sizes), and into each of those (at most nine) cells.
+/// A cell keeps its circles'
 /// centres as single-precision offsets from the cell's own centre (so rounding moves a chord by
 /// millimetres, not metres), with each one's squared chord limit, eight to a block for SIMD; and
 /// beside them what a match reports: the caller's key, the instant the circle was made and a
@@ -15,9 +16,16 @@ import Foundation
 /// A removal moves the cell's last entry into the gap, and each circle remembers where its
 /// entries are, so a circle comes and goes in constant time.
 public struct CircleGrid: Sendable {
-    /// Cell sides in degrees, finest first: 0.0005° (55 m) up to about 16°, each √2 times the last,
-    /// so a circle's cells are between two and three of its diameters wide.
-    static let levels = GridLevels(cellDegrees: (0..<31).map { 0.0005 * pow(2, Double($0) / 2) }, maxSpan: 2)
+    /// Cell sides in degrees, finest first: 0.0005° (55 m) up to about 16°, each √2 times the last.
+    /// Below 0.01° (1.1 km) a circle spans at most two cells on each axis, so a cell is one to
+    /// one and a half of its diameters wide; from there on three, so it is a half to three
+    /// quarters of one. A point's candidates grow with the square of the cell side: the coarse
+    /// sizes, which offer the most, then offer about half as many for each match, for up to nine
+    /// entries a circle where the fine sizes keep four.
+    static let levels: GridLevels = {
+        let sides = (0..<31).map { 0.0005 * pow(2, Double($0) / 2) }
+        return GridLevels(cellDegrees: sides, maxSpans: sides.map { $0 < 0.01 ? 2 : 3 })
+    }()
 
     /// The largest offset (in each unit-vector component) a cell's entries and points may have
     /// from its centre, a multiple of its side in radians; a circle that would exceed it goes
@@ -72,8 +80,8 @@ public struct CircleGrid: Sendable {
         var lon: Double
         var radius: Double
         var since: Int64
-        var cells: SIMD4<Int32> = .init(repeating: -1)
-        var positions: SIMD4<Int32> = .init(repeating: -1)
+        var cells = InlineArray<9, Int32>(repeating: -1)
+        var positions = InlineArray<9, Int32>(repeating: -1)
         var count: Int32 = 0
     }
 

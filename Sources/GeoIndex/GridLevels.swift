@@ -1,18 +1,29 @@
 import Foundation
 
 /// Latitude/longitude grids of a few cell sizes, and where a box is filed among them: in the
-/// finest size whose cells it spans at most `maxSpan` of on each axis. A point then lies in
-/// one cell of each size, and a box holding it is filed in one of those cells.
+/// finest size whose cells it spans at most that size's `maxSpans` of on each axis. A point
+/// then lies in one cell of each size, and a box holding it is filed in one of those cells.
 struct GridLevels: Sendable {
     /// Cell sides in degrees, finest first.
     let cellDegrees: [Double]
-    let maxSpan: Int
+    /// For each size, how many cells a box may span on each axis.
+    let maxSpans: [Int]
+
+    init(cellDegrees: [Double], maxSpan: Int) {
+        self.init(cellDegrees: cellDegrees, maxSpans: cellDegrees.map { _ in maxSpan })
+    }
+
+    init(cellDegrees: [Double], maxSpans: [Int]) {
+        precondition(cellDegrees.count == maxSpans.count, "a span for every size")
+        (self.cellDegrees, self.maxSpans) = (cellDegrees, maxSpans)
+    }
 
     /// Where a box is filed: its size and the cells (row, column) of that size, or nil when it
     /// spans too many even of the coarsest.
     func placement(of box: GeoBox) -> (level: Int, cells: [(row: Int, column: Int)])? {
         let parts = box.nonCrossingParts
         for level in cellDegrees.indices {
+            let maxSpan = maxSpans[level]
             let rows = row(box.south, level)...row(box.north, level)
             guard rows.count <= maxSpan else { continue }
             var columns: [Int] = []
