@@ -5,7 +5,7 @@ extension CircleGrid {
         var problems: [String] = []
         var entriesSeen = 0
         var counted = [Int32](repeating: 0, count: cellsPerLevel.count)
-        for (key, number) in cellNumbers {
+        for (key, number) in cellNumbers.all {
             let cell = cells[Int(number)]
             counted[GridLevels.level(ofKey: key)] += 1
             if cell.key != key { problems.append("cell \(number) is filed under \(key) but says \(cell.key)") }

@@ -9,10 +9,16 @@ extension CircleGrid {
         // The point's cell of each size that has cells, each step asking for all cells' next
         // lines before reading any, so their misses overlap; their entries bound the matches,
         // and the keys are written straight into an array of that capacity.
-        var found: [(level: Int, number: Int32)] = []
-        found.reserveCapacity(levels.cellDegrees.count)
+        var keys: [(level: Int, key: Int64)] = []
+        keys.reserveCapacity(levels.cellDegrees.count)
         for level in levels.cellDegrees.indices where cellsPerLevel[level] > 0 {
             let key = GridLevels.key(level: level, row: levels.row(lat, level), column: levels.column(lon, level))
+            cellNumbers.prefetch(key)
+            keys.append((level, key))
+        }
+        var found: [(level: Int, number: Int32)] = []
+        found.reserveCapacity(keys.count)
+        for (level, key) in keys {
             if let number = cellNumbers[key] { found.append((level, number)) }
         }
         for (_, number) in found { cells.prefetch(from: Int(number)) }

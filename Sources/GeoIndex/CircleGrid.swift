@@ -85,7 +85,7 @@ public struct CircleGrid: Sendable {
         var count: Int32 = 0
     }
 
-    var cellNumbers: [Int64: Int32] = [:]
+    var cellNumbers = CellTable()
     var cells: [Cell] = []
     /// How many cells each size has, so a point looks up only the sizes that hold circles.
     var cellsPerLevel = [Int32](repeating: 0, count: CircleGrid.levels.cellDegrees.count)
@@ -146,7 +146,7 @@ public struct CircleGrid: Sendable {
                 }
             }
             if cells[Int(number)].entries.isEmpty {
-                cellNumbers[cells[Int(number)].key] = nil
+                cellNumbers.remove(cells[Int(number)].key)
                 cellsPerLevel[GridLevels.level(ofKey: cells[Int(number)].key)] -= 1
                 cells[Int(number)] = Cell(key: 0, anchor: UnitVector(lat: 0, lon: 0))
                 freeCells.append(number)
@@ -167,7 +167,7 @@ public struct CircleGrid: Sendable {
             number = Int32(cells.count)
             cells.append(cell)
         }
-        cellNumbers[key] = number
+        cellNumbers.insert(key, number: number)
         cellsPerLevel[GridLevels.level(ofKey: key)] += 1
         return number
     }
