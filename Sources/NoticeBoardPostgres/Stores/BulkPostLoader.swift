@@ -14,7 +14,7 @@ public final class BulkPostLoader: Sendable {
     let writer: PostgresCopyFromWriter
     /// Import keys already loaded: a row seen before in the same file is skipped, as the batch
     /// path's `ON CONFLICT` skips it, while the unique index is away.
-    private let seen = Mutex<Set<ImportKey.Digest>>([])
+    private let seen = Mutex(DigestSet())
     /// `import_threads` rows, copied once the posts' `COPY` is done: a connection runs one at a time.
     private let threadRows = Mutex<ByteBuffer>(ByteBuffer())
 
@@ -39,7 +39,7 @@ public final class BulkPostLoader: Sendable {
             for post in posts {
                 let numbers = ImportKey.Numbers(post)
                 let key = ImportKey(of: post, numbers: numbers)
-                guard seen.insert(key.digest).inserted else { continue }
+                guard seen.insert(key.digest) else { continue }
                 fresh += 1
                 Self.appendRow(of: post, key: key, numbers: numbers, to: &buffer)
                 if !post.replies.isEmpty {

@@ -36,16 +36,18 @@ struct ImportKey {
 
     init(of post: ImportedPost, numbers: Numbers) {
         let draft = post.draft
-        var hasher = SHA256()
+        // The parts joined into one buffer and hashed at once: an update a part cost more than the hash.
+        var joined: [UInt8] = []
+        joined.reserveCapacity(256)
         func add(_ part: String, first: Bool = false) {
-            if !first { hasher.update(data: Self.separator) }
+            if !first { joined.append(Self.separator) }
             var part = part
-            part.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+            part.withUTF8 { joined.append(contentsOf: $0) }
         }
         add(post.sourceID ?? "", first: true)
         add(numbers.lat); add(numbers.lon); add(numbers.heading ?? ""); add(draft.message); add(draft.tag); add(String(post.createdAt))
         add(numbers.accuracy ?? ""); add(numbers.floor ?? ""); add(draft.beacon ?? "")
-        digest = hasher.finalize().withUnsafeBytes { raw in
+        digest = SHA256.hash(data: joined).withUnsafeBytes { raw in
             Digest(
                 words: (
                     raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self), raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self),
@@ -86,7 +88,7 @@ struct ImportKey {
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
-    private static let separator: [UInt8] = [0x1F]
+    private static let separator: UInt8 = 0x1F
 
     /// `float8::text` (shortest exact digits, PostgreSQL 12 and later) for the magnitudes a
     /// post holds (below 1e15): Swift writes the same digits but keeps `.0` on whole numbers.
