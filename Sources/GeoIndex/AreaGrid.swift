@@ -2,9 +2,8 @@ import Foundation
 
 /// Areas that neither the `CircleGrid` nor the `BoxGrid` takes (the boxes around circles too
 /// large for the one or reaching a pole, boxes too large for the other, and any the caller keeps
-/// out of them), filed under
-/// handles in cells of a few sizes. Each area goes into the finest size
-/// whose cells it spans at most `maxSpan` of on each axis, so a point's candidates are the
+/// out of them), filed under handles in cells of a few sizes. Each area goes into the finest
+/// size whose cells it spans at most `maxSpan` of on each axis, so a point's candidates are the
 /// handles of its one cell at each size: a small superset of the areas holding it, found in
 /// time that does not grow with the areas elsewhere. The caller tests each candidate exactly.
 public struct AreaGrid: Sendable {
