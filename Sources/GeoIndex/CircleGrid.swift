@@ -6,12 +6,12 @@ import Foundation
 ///
 /// Each circle goes into the finest cell size at which its surrounding box spans at most two
 /// cells on each axis (three, at the coarse sizes), and into each of those (at most nine) cells.
-/// A cell keeps its circles'
-/// centres as single-precision offsets from the cell's own centre (so rounding moves a chord by
-/// millimetres, not metres), with each one's squared chord limit, eight to a block for SIMD; and
-/// beside them what a match reports: the caller's key, the instant the circle was made and a
-/// filter mask. A point within a hair of a circle's edge, where single precision cannot decide,
-/// is measured as `Geodesy.distance(centre, point) <= radius`, the definition every answer equals.
+/// A cell keeps its circles' centres as single-precision offsets from the cell's own centre (so
+/// rounding moves a chord by millimetres, not metres), with each one's squared chord limit,
+/// eight to a block for SIMD; and beside them what a match reports: the caller's key, the
+/// instant the circle was made and a filter mask. A point within a hair of a circle's edge,
+/// where single precision cannot decide, is measured as `Geodesy.distance(centre, point) <=
+/// radius`, the definition every answer equals.
 ///
 /// A removal moves the cell's last entry into the gap, and each circle remembers where its
 /// entries are, so a circle comes and goes in constant time.
