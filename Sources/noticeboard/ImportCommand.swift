@@ -130,7 +130,7 @@ struct PostFileParser {
 
     init(format: ImportCommand.Format) { self.format = format }
 
-    mutating func feed(_ bytes: some Sequence<UInt8>, accept: (ImportedPost) -> Void) throws {
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, accept: (ImportedPost) -> Void) throws {
         // The readers collect first: handling a record mutates this parser too.
         var records: [CSVRecordReader.Record] = []
         var jsonLines: [(Int, [UInt8])] = []

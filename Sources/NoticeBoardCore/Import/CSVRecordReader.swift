@@ -6,6 +6,11 @@ public struct CSVRecordReader: Sendable {
     public struct Record: Sendable, Equatable {
         public var line: Int
         public var fields: [String]
+
+        public init(line: Int, fields: [String]) {
+            self.line = line
+            self.fields = fields
+        }
     }
 
     private var field: [UInt8] = []
@@ -21,9 +26,20 @@ public struct CSVRecordReader: Sendable {
 
     /// Consumes `bytes` and hands over every record completed by them.
     public mutating func feed(_ bytes: some Sequence<UInt8>, emit: (Record) throws -> Void) rethrows {
-        for byte in bytes {
+        let fed: Void? = try bytes.withContiguousStorageIfAvailable { try feed(UnsafeRawBufferPointer($0), emit: emit) }
+        if fed == nil { try Array(bytes).withUnsafeBytes { try feed($0, emit: emit) } }
+    }
+
+    /// Consumes `bytes` and hands over every record completed by them. Runs of plain bytes are
+    /// copied whole: this reads every byte of an imported file.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, emit: (Record) throws -> Void) rethrows {
+        var index = 0
+        let end = bytes.count
+        while index < end {
+            let byte = bytes[index]
             if byte == 0x0A, previousWasCarriageReturn {  // the \n of \r\n: already ended the line
                 previousWasCarriageReturn = false
+                index += 1
                 continue
             }
             previousWasCarriageReturn = byte == 0x0D
@@ -31,9 +47,16 @@ public struct CSVRecordReader: Sendable {
                 if byte == 0x22 {
                     inQuotes = false
                     quoteJustClosed = true
+                    index += 1
+                } else if byte == 0x0A || byte == 0x0D {
+                    line += 1
+                    field.append(0x0A)
+                    index += 1
                 } else {
-                    if byte == 0x0A || byte == 0x0D { line += 1 }
-                    field.append(byte == 0x0D ? 0x0A : byte)
+                    let start = index
+                    index += 1
+                    while index < end, bytes[index] != 0x22, bytes[index] != 0x0A, bytes[index] != 0x0D { index += 1 }
+                    field.append(contentsOf: bytes[start..<index])
                 }
                 continue
             }
@@ -44,18 +67,29 @@ public struct CSVRecordReader: Sendable {
                 inQuotes = true
                 quoteJustClosed = false
                 recordHasContent = true
+                index += 1
             case 0x2C:
                 endField()
                 recordHasContent = true
+                index += 1
             case 0x0A, 0x0D:
                 line += 1
+                index += 1
                 try endRecord(emit)
             default:
-                field.append(byte)
+                let start = index
+                index += 1
+                while index < end, !Self.endsPlainRun(bytes[index]) { index += 1 }
+                field.append(contentsOf: bytes[start..<index])
                 quoteJustClosed = false
                 recordHasContent = true
             }
         }
+    }
+
+    /// A quote, comma or line break: what ends a run of an unquoted field's bytes.
+    private static func endsPlainRun(_ byte: UInt8) -> Bool {
+        byte == 0x22 || byte == 0x2C || byte == 0x0A || byte == 0x0D
     }
 
     /// Hands over the last record when the input does not end with a line break.

@@ -124,7 +124,7 @@ public struct ImportedPost: Sendable, Equatable {
                 let text = column.isMessage ? cell : cell.trimmingWhitespace
                 if text.isEmpty, !column.isMessage { continue }
                 if column.isNumeric {
-                    guard let number = Double(text), number.isFinite else { throw ValidationError(field: column.name, "must be a number") }
+                    guard let number = DecimalText.double(text), number.isFinite else { throw ValidationError(field: column.name, "must be a number") }
                     members.append((column.name, .number(number)))
                 } else {
                     members.append((column.name, .string(text)))
@@ -160,9 +160,10 @@ public struct ImportedPost: Sendable, Equatable {
             guard let milliseconds = epochMilliseconds(number) else { throw invalid }
             return milliseconds
         case .string(let text)?:
-            if let number = Double(text), let milliseconds = epochMilliseconds(number) { return milliseconds }
+            // Dates first: no text reads as both, and a date handed to `Double` is a wasted `strtod`.
             if let parsed = Timestamp.parseTruncatedMilliseconds(text) { return parsed }
             if let parsed = Timestamp.parseTruncatedMilliseconds(text + "Z") { return parsed }
+            if let number = DecimalText.double(text), let milliseconds = epochMilliseconds(number) { return milliseconds }
             throw invalid
         default:
             throw invalid

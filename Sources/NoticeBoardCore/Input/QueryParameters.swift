@@ -14,7 +14,7 @@ public struct QueryParameters: Sendable {
 
     public func number(_ name: String, in range: ClosedRange<Double>) throws(ValidationError) -> Double? {
         guard let text = first(name) else { return nil }
-        guard let value = Self.decimal(text), value.isFinite else { throw ValidationError(field: name, "must be a number") }
+        guard let value = DecimalText.double(text), value.isFinite else { throw ValidationError(field: name, "must be a number") }
         guard range.contains(value) else {
             throw ValidationError(field: name, "must be between \(range.lowerBound.clean) and \(range.upperBound.clean)")
         }
@@ -66,7 +66,7 @@ public struct QueryParameters: Sendable {
     public func box(_ name: String = "bbox") throws(ValidationError) -> GeoBox? {
         guard let text = first(name) else { return nil }
         let parts = text.split(separator: ",", omittingEmptySubsequences: false)
-        let values = parts.compactMap { Self.decimal($0.trimmingSpaces) }.filter(\.isFinite)
+        let values = parts.compactMap { DecimalText.double($0.trimmingSpaces) }.filter(\.isFinite)
         guard parts.count == 4, values.count == 4 else {
             throw ValidationError(field: name, "must be four numbers west,south,east,north")
         }
@@ -83,31 +83,6 @@ public struct QueryParameters: Sendable {
 
     public func limit() throws(ValidationError) -> Int {
         try integer("limit", in: 1...500) ?? 50
-    }
-
-    /// A decimal number as people write it (`-12.5`, `1e3`), nothing else: `Double(_:)` alone
-    /// also takes hexadecimal, `nan`, `inf`, and stops at a NUL byte (`1%00garbage` read as 1).
-    public static func decimal(_ text: some StringProtocol) -> Double? {
-        var bytes = Substring(text).utf8[...]
-        if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        let whole = bytes.prefix(while: isDigit)
-        bytes = bytes.dropFirst(whole.count)
-        var fractionDigits = 0
-        if bytes.first == UInt8(ascii: ".") {
-            fractionDigits = bytes.dropFirst().prefix(while: isDigit).count
-            bytes = bytes.dropFirst(1 + fractionDigits)
-        }
-        guard !whole.isEmpty || fractionDigits > 0 else { return nil }
-        if bytes.first == UInt8(ascii: "e") || bytes.first == UInt8(ascii: "E") {
-            bytes = bytes.dropFirst()
-            if bytes.first == UInt8(ascii: "+") || bytes.first == UInt8(ascii: "-") { bytes = bytes.dropFirst() }
-            let exponent = bytes.prefix(while: isDigit)
-            guard !exponent.isEmpty else { return nil }
-            bytes = bytes.dropFirst(exponent.count)
-        }
-        guard bytes.isEmpty else { return nil }
-        return Double(String(text))
     }
 
     /// `clientId` in moderation filters: any pseudonym text (an unknown one matches nothing),

@@ -3,12 +3,12 @@ import Foundation
 /// RFC 3339 timestamps as integer milliseconds since the Unix epoch, without Foundation's
 /// formatters: parsing accepts any offset and any fraction, formatting is UTC with milliseconds.
 public enum Timestamp {
-    /// Parses an RFC 3339 date-time and returns the smallest whole millisecond not earlier than
-    /// it (the ceiling), so `from <= createdAt` and `createdAt < to` stay exact on integer
-    /// milliseconds whatever fraction the caller sent.
     /// The clock now, in whole milliseconds.
     public static func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }
 
+    /// Parses an RFC 3339 date-time and returns the smallest whole millisecond not earlier than
+    /// it (the ceiling), so `from <= createdAt` and `createdAt < to` stay exact on integer
+    /// milliseconds whatever fraction the caller sent.
     public static func parseCeilingMilliseconds(_ text: String) -> Int64? {
         parse(text, roundingUp: true)
     }
@@ -20,7 +20,12 @@ public enum Timestamp {
     }
 
     private static func parse(_ text: String, roundingUp: Bool) -> Int64? {
-        let bytes = Array(text.utf8)
+        // Read in place (no array, no sets): an import parses a time for every row.
+        var text = text
+        return text.withUTF8 { parse($0, roundingUp: roundingUp) }
+    }
+
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, roundingUp: Bool) -> Int64? {
         var index = 0
         func digits(_ count: Int) -> Int? {
             guard index + count <= bytes.count else { return nil }
@@ -32,14 +37,16 @@ public enum Timestamp {
             index += count
             return value
         }
-        func expect(_ allowed: Set<UInt8>) -> Bool {
-            guard index < bytes.count, allowed.contains(bytes[index]) else { return false }
+        func expect(_ allowed: UInt8, or other: UInt8? = nil, or third: UInt8? = nil) -> Bool {
+            guard index < bytes.count else { return false }
+            let byte = bytes[index]
+            guard byte == allowed || byte == other || byte == third else { return false }
             index += 1
             return true
         }
-        guard let year = digits(4), expect([45]), let month = digits(2), expect([45]), let day = digits(2),
-            expect([84, 116, 32]),  // 'T', 't', or a space as RFC 3339 permits
-            let hour = digits(2), expect([58]), let minute = digits(2), expect([58]), let second = digits(2)
+        guard let year = digits(4), expect(45), let month = digits(2), expect(45), let day = digits(2),
+            expect(84, or: 116, or: 32),  // 'T', 't', or a space as RFC 3339 permits
+            let hour = digits(2), expect(58), let minute = digits(2), expect(58), let second = digits(2)
         else { return nil }
         guard (1...12).contains(month), (1...daysInMonth(year: year, month: month)).contains(day),
             hour <= 23, minute <= 59, second <= 60
@@ -70,7 +77,7 @@ public enum Timestamp {
             let sign = bytes[index]
             guard sign == 43 || sign == 45 else { return nil }
             index += 1
-            guard let offsetHours = digits(2), expect([58]), let offsetMins = digits(2), offsetHours <= 23, offsetMins <= 59
+            guard let offsetHours = digits(2), expect(58), let offsetMins = digits(2), offsetHours <= 23, offsetMins <= 59
             else { return nil }
             offsetMinutes = (offsetHours * 60 + offsetMins) * (sign == 45 ? -1 : 1)
         }

@@ -35,10 +35,12 @@ public final class BulkPostLoader: Sendable {
         var buffer = ByteBuffer()
         buffer.reserveCapacity(Self.bufferBytes + 4096)
         var fresh = 0
+        var scratch: [UInt8] = []
+        scratch.reserveCapacity(512)
         seen.withLock { seen in
             for post in posts {
                 let numbers = ImportKey.Numbers(post)
-                let key = ImportKey(of: post, numbers: numbers)
+                let key = ImportKey(of: post, numbers: numbers, scratch: &scratch)
                 guard seen.insert(key.digest) else { continue }
                 fresh += 1
                 Self.appendRow(of: post, key: key, numbers: numbers, to: &buffer)
@@ -62,17 +64,17 @@ public final class BulkPostLoader: Sendable {
     /// One post's `COPY` line, its columns in `postColumns` order.
     static func appendRow(of post: ImportedPost, key: ImportKey, numbers: ImportKey.Numbers, to buffer: inout ByteBuffer) {
         let draft = post.draft
-        CopyText.appendText(numbers.lat, to: &buffer)
-        CopyText.appendText(numbers.lon, after: true, to: &buffer)
-        CopyText.appendText(numbers.heading, after: true, to: &buffer)
+        buffer.writeString(numbers.lat)
+        CopyText.appendUnescaped(numbers.lon, to: &buffer)
+        CopyText.appendUnescaped(numbers.heading, to: &buffer)
         CopyText.appendText(draft.message, after: true, to: &buffer)
         CopyText.appendText(draft.tag, after: true, to: &buffer)
         buffer.writeInteger(UInt8(ascii: "\t"))
         PostgresTimestampText.append(milliseconds: post.createdAt, to: &buffer)
-        CopyText.appendText(numbers.accuracy, after: true, to: &buffer)
-        CopyText.appendText(numbers.floor, after: true, to: &buffer)
+        CopyText.appendUnescaped(numbers.accuracy, to: &buffer)
+        CopyText.appendUnescaped(numbers.floor, to: &buffer)
         CopyText.appendText(draft.beacon, after: true, to: &buffer)
-        CopyText.appendText(post.status.rawValue, after: true, to: &buffer)
+        CopyText.appendUnescaped(post.status.rawValue, to: &buffer)
         buffer.writeInteger(UInt8(ascii: "\t"))
         key.appendHex(to: &buffer)
         buffer.writeInteger(UInt8(ascii: "\t"))

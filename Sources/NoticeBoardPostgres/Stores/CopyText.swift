@@ -12,6 +12,12 @@ enum CopyText {
         buffer.writeInteger(UInt8(ascii: "\n"))
     }
 
+    /// A column that cannot hold anything to escape (a number's text), after a tab.
+    static func appendUnescaped(_ column: String?, to buffer: inout ByteBuffer) {
+        buffer.writeInteger(UInt8(ascii: "\t"))
+        if let column { buffer.writeString(column) } else { buffer.writeStaticString("\\N") }
+    }
+
     /// One column, after a tab when it follows another.
     static func appendText(_ column: String?, after previous: Bool = false, to buffer: inout ByteBuffer) {
         if previous { buffer.writeInteger(UInt8(ascii: "\t")) }
@@ -39,7 +45,7 @@ enum CopyText {
 /// `timestamptz` input text for a time in milliseconds since the epoch, any year PostgreSQL
 /// holds: `2024-08-26 03:17:42.123+00`, or `0044-03-15 12:00:00.000+00 BC`.
 enum PostgresTimestampText {
-    /// Written digit by digit into the buffer: this runs for every imported row.
+    /// Written digit by digit straight into the buffer's memory: this runs for every imported row.
     static func append(milliseconds: Int64, to buffer: inout ByteBuffer) {
         let (year, month, day, hour, minute, second, millis) = Timestamp.components(milliseconds: milliseconds)
         // Year 0 of the proleptic calendar is 1 BC.
@@ -50,18 +56,26 @@ enum PostgresTimestampText {
             yearWidth += 1
             higherDigits /= 10
         }
-        func put(_ value: Int, _ width: Int) {
-            var divisor = 1
-            for _ in 1..<width { divisor *= 10 }
-            while divisor > 0 {
-                buffer.writeInteger(UInt8(ascii: "0") + UInt8(value / divisor % 10))
-                divisor /= 10
+        // The widest text: a 19-digit year, 25 more characters and " BC".
+        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 48) { text in
+            var count = 0
+            func put(_ value: Int, _ width: Int) {
+                var rest = value
+                for position in stride(from: count + width - 1, through: count, by: -1) {
+                    text[position] = UInt8(ascii: "0") + UInt8(rest % 10)
+                    rest /= 10
+                }
+                count += width
             }
+            func put(_ character: Unicode.Scalar) {
+                text[count] = UInt8(ascii: character)
+                count += 1
+            }
+            put(shownYear, yearWidth); put("-"); put(month, 2); put("-"); put(day, 2)
+            put(" "); put(hour, 2); put(":"); put(minute, 2); put(":"); put(second, 2); put("."); put(millis, 3)
+            put("+"); put("0"); put("0")
+            if year <= 0 { put(" "); put("B"); put("C") }
+            return count
         }
-        put(shownYear, yearWidth); buffer.writeInteger(UInt8(ascii: "-")); put(month, 2); buffer.writeInteger(UInt8(ascii: "-")); put(day, 2)
-        buffer.writeInteger(UInt8(ascii: " ")); put(hour, 2); buffer.writeInteger(UInt8(ascii: ":")); put(minute, 2)
-        buffer.writeInteger(UInt8(ascii: ":")); put(second, 2); buffer.writeInteger(UInt8(ascii: ".")); put(millis, 3)
-        buffer.writeStaticString("+00")
-        if year <= 0 { buffer.writeStaticString(" BC") }
     }
 }

@@ -17,7 +17,8 @@ struct ImportKey {
     let digest: Digest
 
     init(of post: ImportedPost) {
-        self.init(of: post, numbers: Numbers(post))
+        var scratch: [UInt8] = []
+        self.init(of: post, numbers: Numbers(post), scratch: &scratch)
     }
 
     /// A post's numbers as `float8::text` writes them: in the key, and in `COPY` rows as they are.
@@ -34,11 +35,11 @@ struct ImportKey {
         }
     }
 
-    init(of post: ImportedPost, numbers: Numbers) {
+    /// `scratch` is reused from row to row (its contents are replaced): one allocation for a whole import.
+    init(of post: ImportedPost, numbers: Numbers, scratch joined: inout [UInt8]) {
         let draft = post.draft
         // The parts joined into one buffer and hashed at once: an update a part cost more than the hash.
-        var joined: [UInt8] = []
-        joined.reserveCapacity(256)
+        joined.removeAll(keepingCapacity: true)
         func add(_ part: String, first: Bool = false) {
             if !first { joined.append(Self.separator) }
             var part = part
