@@ -95,6 +95,8 @@ import Testing
         #expect(try row(header, ["1", "2", "m", "t", "2026-11-21T11:00:00+01:00"]).createdAt == 1_795_255_200_000)
         #expect(try row(header, ["1", "2", "m", "t", "1795255200"]).createdAt == 1_795_255_200_000)
         #expect(try row(header, ["1", "2", "m", "t", "1795255200123"]).createdAt == 1_795_255_200_123)
+        #expect(try row(header, ["1", "2", "m", "t", "1795255200.5"]).createdAt == 1_795_255_200_500)
+        #expect(try row(header, ["-1.25e1", "2", "m", "t", "1795255200"]).draft.lat == -12.5)
     }
 
     @Test func rejectsLikeTheAPINamingTheField() {
@@ -103,6 +105,8 @@ import Testing
         let cases: [(Int, String, String)] = [
             (0, "91", "lat"), (1, "east", "lon"), (2, "360.5", "heading"), (3, "  ", "message"),
             (4, "a<b", "tag"), (5, "yesterday", "createdAt"), (5, "", "createdAt"), (6, "1.5", "floor"), (7, "deleted", "status"),
+            // Only decimals: `Double(_:)` alone would read these as numbers.
+            (0, "0x1p4", "lat"), (1, "1e", "lon"), (2, "nan", "heading"), (5, "0x65ABC", "createdAt"),
         ]
         for (index, value, field) in cases {
             var fields = good

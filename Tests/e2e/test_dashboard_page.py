@@ -477,7 +477,11 @@ def test_restore_reasons_audit_links_undo_and_csv(desk, browser_factory):
         food = sorted(note["id"] for note in desk.notes.values() if note["tag"] == "food")
         wait_for(driver, lambda d: sorted(note_ids(d)) == food, message="the food notes")
         driver.find_element(By.ID, "download-csv").click()
-        wait_for(driver, lambda d: [name for name in os.listdir(downloads) if name.endswith(".csv")], message="the CSV file")
+        # Chrome writes a .crdownload beside the file and renames it: done when the CSV, not empty, is all there is.
+        def downloaded_csv(_driver):
+            names = os.listdir(downloads)
+            return len(names) == 1 and names[0].endswith(".csv") and os.path.getsize(os.path.join(downloads, names[0])) > 0
+        wait_for(driver, downloaded_csv, message="the CSV file")
         [name] = os.listdir(downloads)
         assert name.startswith("noticeboard-notes-food-"), name
         with open(os.path.join(downloads, name), encoding="utf8", newline="") as handle:

@@ -89,7 +89,7 @@ public struct QueryParameters: Sendable {
     /// but no control characters, which PostgreSQL's text cannot hold.
     public func clientId() throws(ValidationError) -> String? {
         guard let text = first("clientId") else { return nil }
-        guard text.count <= 200, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+        guard text.unicodeScalars.count <= 200, !text.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw ValidationError(field: "clientId", "must be a client pseudonym, without control characters")
         }
         return text

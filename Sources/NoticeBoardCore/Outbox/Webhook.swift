@@ -33,7 +33,8 @@ public struct WebhookDraft: Sendable, Equatable {
         let fields = JSONFields(members)
         url = try DeliveryURL(try fields.requiredString("url"), field: "url")
         let secret = try fields.requiredString("secret")
-        guard (16...200).contains(secret.count) else { throw ValidationError(field: "secret", "must be 16 to 200 characters") }
+        // Counted as JSON Schema's maxLength counts (code points), not as grapheme clusters.
+        guard (16...200).contains(secret.unicodeScalars.count) else { throw ValidationError(field: "secret", "must be 16 to 200 characters") }
         self.secret = secret
         area = try DeliveryArea(json: members["area"], maxRadius: 50_000)
         tags = try DeliveryTags.parse(members["tags"])

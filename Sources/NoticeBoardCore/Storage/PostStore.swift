@@ -35,7 +35,7 @@ public struct IdempotencyRequest: Sendable, Equatable {
 
     /// Validates the `Idempotency-Key` header: 1...200 characters.
     public static func validatedKey(_ key: String) throws(ValidationError) -> String {
-        guard (1...200).contains(key.count) else {
+        guard (1...200).contains(key.unicodeScalars.count) else {
             throw ValidationError(field: "Idempotency-Key", "must be 1 to 200 characters")
         }
         return key
