@@ -25,6 +25,8 @@ let map = null;
 let layer = null;
 let placesLayer = null;
 let placesGeneration = 0;
+// Drawn places by slug: a shape unchanged by a reload stays, so keyboard focus on it survives.
+const drawnPlaces = new Map();
 let here = null;
 const markers = new Map(); // post id → marker, at note zoom levels
 let generation = 0;
@@ -407,7 +409,7 @@ function placeShape(place) {
     element.dataset.place = place.slug;
     element.setAttribute("tabindex", "0");
     element.setAttribute("role", "button");
-    element.setAttribute("aria-label", t("map.placeLabel", { name: place.name, count: place.postCount }));
+    labelPlace(shape, place);
     element.addEventListener("focus", () => { if (!permanent) shape.openTooltip(); });
     element.addEventListener("keydown", (event) => {
       if (event.key !== "Enter" && event.key !== " ") return;
@@ -416,7 +418,12 @@ function placeShape(place) {
       announce(t("map.placeShown", { name: place.name }));
     });
   });
+  shape.drawnAs = JSON.stringify([place.polygon, place.name, chosen, permanent, shift]);
   return shape;
+}
+
+function labelPlace(shape, place) {
+  shape.getElement()?.setAttribute("aria-label", t("map.placeLabel", { name: place.name, count: place.postCount }));
 }
 
 /** The places meeting the view, drawn under the notes. */
@@ -426,8 +433,26 @@ export async function loadPlaces() {
   try {
     const page = await getJSON("/api/v1/places", { bbox: currentBBox(), limit: 200 });
     if (request !== placesGeneration) return;
-    placesLayer.clearLayers();
-    for (const place of page.places) placesLayer.addLayer(placeShape(place));
+    const shown = new Set();
+    for (const place of page.places) {
+      shown.add(place.slug);
+      const drawn = drawnPlaces.get(place.slug);
+      const shape = placeShape(place);
+      if (drawn && drawn.drawnAs === shape.drawnAs) {
+        labelPlace(drawn, place);
+        continue;
+      }
+      const focused = drawn !== undefined && drawn.getElement() === document.activeElement;
+      if (drawn) placesLayer.removeLayer(drawn);
+      drawnPlaces.set(place.slug, shape);
+      placesLayer.addLayer(shape);
+      if (focused) shape.getElement()?.focus({ preventScroll: true });
+    }
+    for (const [slug, drawn] of drawnPlaces) {
+      if (shown.has(slug)) continue;
+      placesLayer.removeLayer(drawn);
+      drawnPlaces.delete(slug);
+    }
   } catch {
     // The notes matter more: a failed places request leaves the last ones drawn.
   }
@@ -675,7 +700,10 @@ export async function setUpMap(onMoved) {
     if (changed.has("lat") || changed.has("lon") || changed.has("source")) showHere();
     if (changed.has("view") && state.view === "map") map.invalidateSize();
   });
-  onLanguage(() => loadMap({ evenIfReading: true }));
+  onLanguage(() => {
+    loadMap({ evenIfReading: true });
+    loadPlaces(); // the places' spoken labels are in the language too
+  });
   onPlaceNamed(() => { if (state.view === "map") reloadUnlessReading(); }); // its count names the place
   showHere();
   loadMap();
