@@ -17,6 +17,7 @@ from selenium.webdriver.common.keys import Keys
 from selenium.webdriver.support import expected_conditions as EC
 
 from accessibility import axe_violations
+from pages import set_language
 from conftest import BINARY, Server, new_data_dir, shared_postgres, stop_and_clean
 from test_browser import HERE, METRES_PER_DEGREE, browser_factory, screenshot, wait_for  # noqa: F401 (fixture)
 
@@ -247,6 +248,11 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
     wait_for(phone, lambda d: places_loads(d) > loads, message="the places loaded again after the map fitted the place")
     time.sleep(0.5)  # the answer drawn
     assert phone.execute_script("return document.activeElement.dataset.place") == "canteen"
+    # Its spoken name follows the language, and back.
+    set_language(phone, "zh-Hans")
+    wait_for(phone, lambda d: "则留言" in spoken(d)[1], message="the place's label in Chinese")
+    set_language(phone, "en")
+    wait_for(phone, lambda d: spoken(d)[1].startswith("Canteen, "), message="the place's label in English")
     phone.execute_script("document.getElementById('map').scrollIntoView()")
     screenshot(phone, "places-phone-map")
     assert axe_violations(phone) == []
