@@ -49,6 +49,27 @@ import Testing
         #expect(nearbyFailure(query) == .some(field))
     }
 
+    @Test func tagsCountInABoxOrACircleNeverBoth() throws {
+        let box = try TagsQuery(QueryParameters(urlQuery: "bbox=1,2,3,4"))
+        #expect(box.circle == nil && box.box == GeoBox(west: 1, south: 2, east: 3, north: 4))
+        #expect(try TagsQuery(QueryParameters(urlQuery: "")).box == .world)
+        let circle = try TagsQuery(QueryParameters(urlQuery: "lat=1&lon=179.9999&radius=5000"))
+        #expect(circle.circle == TagsQuery.Circle(lat: 1, lon: 179.9999, radius: 5000))
+        #expect(circle.box == AreaGrid.box(aroundCircle: 1, lon: 179.9999, radius: 5000) && circle.box.crossesAntimeridian)
+        #expect(try TagsQuery(QueryParameters(urlQuery: "lat=1&lon=2")).circle?.radius == 100)
+        for (query, field) in [
+            ("bbox=1,2,3,4&lat=1&lon=2", "bbox"), ("lat=1&radius=50", "lon"), ("lon=2", "lat"), ("radius=50", "lat"),
+            ("lat=1&lon=2&radius=0", "radius"), ("lat=1&lon=2&radius=50001", "radius"), ("lat=95&lon=2", "lat"),
+        ] {
+            #expect(throws: ValidationError.self, "\(query)") { try TagsQuery(QueryParameters(urlQuery: query)) }
+            do {
+                _ = try TagsQuery(QueryParameters(urlQuery: query))
+            } catch {
+                #expect(error.field == field, "\(query)")
+            }
+        }
+    }
+
     @Test func cursorsRoundTripAndKeepTheirOrder() throws {
         for cursor in [PageCursor.distance(12.345678901234, id: 7), .distance(0, id: 1), .time(createdAt: 1_795_255_200_123, id: 99)] {
             #expect(try PageCursor(decoding: cursor.encoded) == cursor)

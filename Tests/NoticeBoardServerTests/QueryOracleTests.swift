@@ -70,6 +70,7 @@ import Testing
             queries.append((q, [3, 25, 500].randomElement(using: &rng)!))
         }
         let boxes = (0..<15).map { _ in Self.randomBox(samples, &rng) }
+        let plannedCircles = Self.tagCircles(queries.map(\.0), samples, &rng)
         let seed = Self.seed
         let plannedQueries = queries
         try await app.test { http, _ in
@@ -91,7 +92,41 @@ import Testing
             // Far from everything: an empty page, no cursor.
             let empty = try await http.get("/api/v1/posts/nearby?lat=-33.9&lon=18.4&radius=1&tag=never").decoded(PageBody.self)
             #expect(empty.posts.isEmpty && empty.nextCursor == nil)
+            // The tags of a circle (what the list's chips count) are the tags of exactly the posts nearby lists there:
+            // the queries' circles, circles whose edge passes exactly through a post, and an empty one.
+            let tagOf = Dictionary(uniqueKeysWithValues: samples.map { ($0.id, $0.tag) })
+            for circle in plannedCircles {
+                let expected = Dictionary(Oracle.nearby(samples, circle).map { (tagOf[$0.id]!, 1) }, uniquingKeysWith: +)
+                    .map { TagCountBody(tag: $0.key, count: $0.value) }
+                    .sorted { $0.count != $1.count ? $0.count > $1.count : $0.tag < $1.tag }
+                var uri = "/api/v1/tags?lat=\(circle.lat)&lon=\(circle.lon)&radius=\(circle.radius)"
+                if let from = circle.from, let to = circle.to {
+                    uri += "&from=\(Timestamp.format(milliseconds: from))&to=\(Timestamp.format(milliseconds: to))"
+                }
+                let got = try await http.get(uri).decoded(TagCountsBody.self).tags
+                #expect(got == expected, "seed \(seed) shape \(shape) \(uri)")
+            }
+            let none = try await http.get("/api/v1/tags?lat=-33.9&lon=18.4&radius=1").decoded(TagCountsBody.self)
+            #expect(none.tags.isEmpty)
         }
+    }
+
+    /// Circles for tag counts: the nearby queries' own (time range kept, the other filters dropped),
+    /// and ones whose radius is exactly a post's distance, so that post is on the edge.
+    static func tagCircles(_ queries: [Oracle.Nearby], _ samples: [SamplePost], _ rng: inout SeededGenerator) -> [Oracle.Nearby] {
+        var circles = queries.map { q in
+            var circle = Oracle.Nearby(lat: q.lat, lon: q.lon, radius: q.radius)
+            (circle.from, circle.to) = (q.from, q.to)
+            return circle
+        }
+        for _ in 0..<10 {
+            let viewer = RandomBoard.viewer(near: samples, using: &rng)
+            let edge = samples.randomElement(using: &rng)!
+            let radius = Oracle.distance(viewer.lat, viewer.lon, edge.lat, edge.lon)
+            guard (1...50_000).contains(radius) else { continue }
+            circles.append(Oracle.Nearby(lat: viewer.lat, lon: viewer.lon, radius: radius))
+        }
+        return circles
     }
 
     static func randomBox(_ samples: [SamplePost], _ rng: inout SeededGenerator) -> ((Double, Double, Double, Double), Set<String>?) {

@@ -84,6 +84,15 @@ struct PageBody: Decodable {
     var nextCursor: String?
 }
 
+struct TagCountBody: Decodable, Equatable {
+    var tag: String
+    var count: Int
+}
+
+struct TagCountsBody: Decodable {
+    var tags: [TagCountBody]
+}
+
 struct ErrorBody: Decodable {
     struct Detail: Decodable {
         var code: String

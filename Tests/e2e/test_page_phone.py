@@ -6,6 +6,7 @@ tag counts for the area in view and chips that follow the URL; presets and a key
 control; clusters that never overlap at zoom 8–11; a favicon; axe-core on every view of both
 pages at both sizes."""
 import datetime
+import math
 import random
 import re
 
@@ -243,6 +244,11 @@ def test_empty_states_say_whether_the_place_or_the_filter_is_empty(board, browse
     driver.find_element(By.ID, "tab-look").click()
     wait_for(driver, lambda d: d.find_element(By.ID, "look-empty").text == "No notes within 200 m yet: post the first one here.")
     screenshot(driver, "phone-empty-look")
+    # A filter where there is nothing at all does not claim the filter hides notes: it offers to post.
+    driver.get(f"{board.url}/?view=list&lat={EMPTY[0]}&lon={EMPTY[1]}&radius=200&tag=food")
+    wait_for(driver, lambda d: d.find_element(By.ID, "list-empty").is_displayed()
+             and d.find_element(By.ID, "list-empty-text").text == "No notes within 200 m yet: leave the first.", message="nothing here at all")
+    assert driver.find_element(By.ID, "list-post-first").is_displayed() and driver.find_element(By.ID, "list-clear-filters").is_displayed()
 
     driver.get(f"{board.url}/?view=list&lat={HERE[0]}&lon={HERE[1]}&radius=200&tag=sports")
     wait_for(driver, lambda d: d.find_element(By.ID, "list-empty").is_displayed())
@@ -341,6 +347,34 @@ def test_tag_counts_for_the_area_chips_from_the_url_presets_and_keyboard_time(bo
     for tag, pressed, shown in chips:
         assert int(shown.replace(",", "")) == counts.get(tag, 0), (tag, shown, counts)
         assert pressed == "true" or counts.get(tag, 0) > 0, "a tag with no notes here is not offered"
+
+    # Around me the chips count the list's own circle: each count is what choosing that tag lists.
+    # A note in a corner of the circle's box, outside the circle, is not counted.
+    lat, lon, radius = driver.execute_async_script(
+        "const done = arguments[arguments.length - 1]; import('/state.js').then((m) => done([m.state.lat, m.state.lon, m.state.radius]));")
+    corner_at = {"lat": lat + 0.9 * radius / 111_195, "lon": lon + 0.9 * radius / (111_195 * math.cos(math.radians(lat)))}
+    key = {"X-Device-Key": "corner-device-0123456789"}
+    corner = requests.post(board.url + "/api/v1/posts", json={**corner_at, "message": "In the box's corner", "tag": "corner"},
+                           headers=key, timeout=30).json()
+    driver.find_element(By.ID, "tab-list").click()
+    circle = {item["tag"]: item["count"] for item in requests.get(
+        board.url + "/api/v1/tags", params={"lat": lat, "lon": lon, "radius": radius}, timeout=30).json()["tags"]}
+    chip_counts = lambda d: {tag: int(count.replace(",", "")) for tag, count in js(
+        d, "return [...document.querySelectorAll('#tag-chips button')].map(b => [b.dataset.tag, b.querySelector('.count').textContent])")}
+    wait_for(driver, lambda d: all(chip_counts(d).get(tag) == count for tag, count in circle.items()), message="the chips count the circle")
+    assert circle != counts  # the map's view and the list's circle are different areas here
+    for tag, count in chip_counts(driver).items():
+        listed, cursor = 0, None
+        while True:
+            page = requests.get(board.url + "/api/v1/posts/nearby", params={"lat": lat, "lon": lon, "radius": radius, "tag": tag, "limit": 500,
+                                                                           "fields": "id", "cursor": cursor}, timeout=30).json()
+            listed += len(page["posts"])
+            if not (cursor := page["nextCursor"]):
+                break
+        assert listed == count, (tag, listed, count)
+    assert "corner" not in chip_counts(driver)
+    assert requests.delete(f"{board.url}/api/v1/posts/{corner['id']}", headers=key, timeout=30).status_code == 204
+    driver.find_element(By.ID, "tab-map").click()
 
     driver.find_element(By.ID, "filters-toggle").click()
     # Keyboard hints are for keyboards: a touch phone is not shown them.

@@ -239,6 +239,12 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
         "return shape && [shape.getAttribute('tabindex'), shape.getAttribute('aria-label')];")
     wait_for(phone, lambda d: spoken(d) is not None and spoken(d)[0] == "0" and spoken(d)[1].startswith("Canteen"),
              message="the place named to a screen reader")
+    # The banner above the map does not push the map's foot, or its locate button, under the tab bar.
+    rect = lambda d, selector: d.execute_script(f"return document.querySelector('{selector}').getBoundingClientRect().toJSON()")
+    assert phone.find_element(By.ID, "place-banner").is_displayed()
+    wait_for(phone, lambda d: rect(d, "#locate-map")["bottom"] <= rect(d, ".tabbar")["top"]
+             and rect(d, "#map")["bottom"] <= rect(d, ".tabbar")["top"], message="the whole map above the tab bar")
+    assert rect(phone, "#map")["height"] >= 320
     # Enter on the focused place fits the map to it; the places reloaded after the move keep the focus on it.
     places_loads = lambda d: d.execute_script(
         "return performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/v1/places?')).length")
@@ -266,10 +272,26 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
     wait_for(phone, lambda d: not d.find_element(By.ID, "place-banner").is_displayed(), message="the banner goes")
     wait_for(phone, lambda d: "place=" not in d.current_url and OUTSIDE in list_messages(d), message="the filter goes")
 
+    # Without a position (location refused), the map opens on the busiest part, the place: its banner
+    # names it as the place on the map, not as where the person is.
+    lost = browser_factory(390, 844)
+    lost.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": """
+        navigator.geolocation.getCurrentPosition = (ok, fail) => setTimeout(() => fail({code: 1, message: 'denied'}), 200);
+        navigator.geolocation.watchPosition = (ok, fail) => { setTimeout(() => fail({code: 1, message: 'denied'}), 200); return 1; };"""})
+    lost.get(f"{server.url}/?view=map")
+    wait_for(lost, lambda d: d.find_element(By.ID, "place-banner").is_displayed() and d.find_element(By.ID, "place-heading").text == "Canteen",
+             message="the banner of the place in view")
+    assert lost.find_element(By.ID, "place-kicker").text.lower() == "on the map"
+    assert lost.execute_script("return new URLSearchParams(location.search).has('lat')") is False
+
     # On a desktop the public map shows the place, and the banner for the position.
     moderator.get(f"{server.url}/?view=map&zoom=17&lat={HERE[0]}&lon={HERE[1]}")
     wait_for(moderator, lambda d: d.find_element(By.ID, "place-banner").is_displayed() and d.find_elements(By.CSS_SELECTOR, '#map path[data-place="canteen"]'))
     screenshot(moderator, "places-desktop-map")
+    # The place's lasting name lies under the notes' pins, so it never hides a count.
+    panes = moderator.execute_script("""const label = document.querySelector('#map .place-label');
+        return label && [Number(getComputedStyle(label.parentElement).zIndex), Number(getComputedStyle(document.querySelector('#map .leaflet-marker-pane')).zIndex)]""")
+    assert panes and panes[0] < panes[1], panes
     assert axe_violations(moderator) == []
     assert requests.get(f"{server.url}/api/v1/posts", params={"place": "canteen"}, timeout=30).json()["posts"]
 

@@ -446,6 +446,14 @@ def test_the_board_on_a_past_day(board, browser_factory):
     driver.find_element(By.ID, "tab-post").click()
     assert "goes on the board of now" in driver.find_element(By.ID, "compose-past").text
     assert driver.find_element(By.ID, "past-banner").is_displayed()
+    # Looking around takes the screen under the banner, never under it: its controls stay tappable.
+    driver.find_element(By.ID, "tab-look").click()
+    top = lambda d, selector: d.execute_script(f"const r = document.querySelector('{selector}').getBoundingClientRect(); return [r.top, r.bottom]")
+    wait_for(driver, lambda d: top(d, "#view-look")[0] >= top(d, "#past-banner")[1] - 0.5, message="look around below the past's banner")
+    pause = driver.find_element(By.ID, "look-pause")
+    hit = driver.execute_script("const r = arguments[0].getBoundingClientRect(); return document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)", pause)
+    assert hit == pause or pause.get_attribute("id") in (hit.get_attribute("id"), hit.find_element(By.XPATH, "..").get_attribute("id"))
+    screenshot(driver, "reactions-past-look")
     driver.find_element(By.ID, "tab-list").click()
 
     # Four days back: the old note was not there yet either.

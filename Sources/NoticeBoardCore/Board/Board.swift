@@ -235,12 +235,26 @@ public final class Board: Sendable {
         }
     }
 
-    /// Tag counts in the box and time range, count descending, ties by tag.
+    /// Tag counts in the box (or circle) and time range, count descending, ties by tag.
     public func tags(_ query: TagsQuery) throws(ValidationError) -> [TagCount] {
         let place = try resolvePlace(query.place)
         return state.read { state in
             let filter = state.filter(tags: [], from: query.from, to: query.to, floor: nil, place: place, instant: query.instant)
-            return state.index.tagCounts(in: query.box, filter: filter)
+            let counts: [TagID: Int]
+            if let circle = query.circle {
+                // Decided by nearby's own test, so the counts match the list a chosen tag leaves.
+                let search = NearbySearch(lat: circle.lat, lon: circle.lon, radius: circle.radius, filter: filter)
+                let viewer = ViewerTrigonometry(lat: circle.lat)
+                var inCircle: [TagID: Int] = [:]
+                state.index.forEachMatchingPost(in: query.box, filter: filter) { post in
+                    guard search.hit(for: post, viewer: viewer) != nil else { return }
+                    inCircle[post.tag, default: 0] += 1
+                }
+                counts = inCircle
+            } else {
+                counts = state.index.tagCounts(in: query.box, filter: filter)
+            }
+            return counts
                 .map { TagCount(tag: state.tags.name(of: $0.key), count: $0.value) }
                 .sorted { $0.count > $1.count || ($0.count == $1.count && $0.tag < $1.tag) }
         }

@@ -126,14 +126,36 @@ public struct ClustersQuery: Sendable {
 
 /// `GET /api/v1/tags`, validated.
 public struct TagsQuery: Sendable {
+    /// A circle (`lat`, `lon`, `radius`, as nearby has it): the tags of the notes a nearby list shows.
+    public struct Circle: Sendable, Equatable {
+        public var lat: Double
+        public var lon: Double
+        public var radius: Double
+    }
+
     public var box: GeoBox
+    /// When set, only posts within it count; `box` is then the smallest box around it.
+    public var circle: Circle?
     public var from: Int64?
     public var to: Int64?
     public var place: String?
     public var instant: BoardInstant
 
     public init(_ parameters: QueryParameters, now: Int64 = Timestamp.nowMilliseconds()) throws(ValidationError) {
-        box = try parameters.box() ?? .world
+        let lat = try parameters.number("lat", in: -90...90)
+        let lon = try parameters.number("lon", in: -180...180)
+        let radius = try parameters.number("radius", in: 1...50_000)
+        let bbox = try parameters.box()
+        if lat != nil || lon != nil || radius != nil {
+            guard bbox == nil else { throw ValidationError(field: "bbox", "cannot be given with lat, lon and radius") }
+            guard let lat else { throw ValidationError(field: "lat", "is required with lon and radius") }
+            guard let lon else { throw ValidationError(field: "lon", "is required with lat and radius") }
+            let circle = Circle(lat: lat, lon: lon, radius: radius ?? 100)
+            self.circle = circle
+            box = AreaGrid.box(aroundCircle: lat, lon: lon, radius: circle.radius)
+        } else {
+            box = bbox ?? .world
+        }
         (from, to) = try parameters.timeRange()
         place = try parameters.place()
         instant = try parameters.asOf(now: now)

@@ -12,12 +12,13 @@ import { state, loadFromURL, saveToURL, update, onChange, hasPosition, announce 
 import { setUpFilters, refreshTagCounts, setTagArea } from "./filters.js";
 import { setUpList, loadList, addToList, removeFromList } from "./list.js";
 import { setUpMap, loadMap, addToMap, removeFromMap, currentBBox, mapAvailable, mapCentre } from "./map.js";
-import { bboxParameter, distance } from "./geo.js";
+import { distance } from "./geo.js";
 import { setUpPlaces, mapMoved } from "./places.js";
 import { setUpLookLoader, loadLook, removeFromLook } from "./look-loader.js";
 import { setUpCamera } from "./camera.js";
 import { setUpCompose } from "./compose.js";
 import { setUpPast } from "./past.js";
+import { keepLookBelowTopBars } from "./top-bars.js";
 import { remember, setUpReactions } from "./reactions.js";
 import { refreshTimes } from "./render.js";
 import { openThread, openNoteId, replyArrived, replyGone, setUpThread, threadNoteGone } from "./thread.js";
@@ -115,13 +116,11 @@ function smallStep(changed) {
 }
 
 /** The box the tag counts are for: the map's view on the map, else the circle around the person. */
+/** Where the tag chips count: the map's view, or the list's own circle (so a chip's count is what choosing it lists). */
 function tagArea() {
-  if (state.view === "map" && mapAvailable()) return currentBBox();
+  if (state.view === "map" && mapAvailable()) return { bbox: currentBBox() };
   if (!hasPosition()) return undefined; // no area: the chips show no counts
-  const dLat = state.radius / 111_195;
-  const dLon = dLat / Math.max(0.01, Math.cos((state.lat * Math.PI) / 180));
-  if (dLon >= 180) return bboxParameter(-180, state.lat - dLat, 180, state.lat + dLat);
-  return bboxParameter(state.lon - dLon, state.lat - dLat, state.lon + dLon, state.lat + dLat);
+  return { lat: state.lat, lon: state.lon, radius: state.radius };
 }
 
 // The offline banner: the board unreachable (say what is shown may be old, offer to try
@@ -188,6 +187,7 @@ showView();
 setUpReactions({ openThread, gone: noteVanished });
 setUpThread();
 setUpPast();
+keepLookBelowTopBars();
 setTagArea(tagArea);
 setUpFilters();
 setUpList();

@@ -113,7 +113,7 @@ export function applyPreset(name) {
   announce(t("range.showing", { range: describeRange() }));
 }
 
-/** `provider()` gives the bbox the tag counts are for (the map's view, or the circle around the person). */
+/** `provider()` gives where the tag counts are for, as parameters: `{bbox}` (the map's view) or `{lat, lon, radius}` (the list's circle). */
 export function setTagArea(provider) {
   area = provider;
 }
@@ -122,15 +122,15 @@ let tagRequest = 0;
 let lastCounts = null; // null: no area to count in
 export async function refreshTagCounts() {
   const request = ++tagRequest;
-  const bbox = area();
-  if (bbox === undefined) {
+  const where = area();
+  if (where === undefined) {
     // No area yet (no position, no map): counts would be the whole world's, so none are shown.
     lastCounts = null;
     drawChips();
     return;
   }
   try {
-    lastCounts = (await getJSON("/api/v1/tags", { bbox, from: state.from, to: state.to, place: state.place, asOf: state.asOf })).tags;
+    lastCounts = (await getJSON("/api/v1/tags", { ...where, from: state.from, to: state.to, place: state.place, asOf: state.asOf })).tags;
   } catch {
     // The chips keep their last counts; the offline banner says the board cannot be reached.
   }

@@ -34,13 +34,26 @@ function fillForm() {
 }
 
 const filtered = () => state.tags.length > 0 || state.from !== null || state.to !== null;
+// Whether the filters hide notes that are here: an empty filtered list asks the board without them.
+let filtersHideNotes = true;
 
 function showEmpty(count) {
   empty.hidden = count > 0 || !hasPosition();
   if (empty.hidden) return;
   emptyText.textContent = nothingFound();
   clearFilters.hidden = !filtered();
-  postFirst.hidden = filtered() || Boolean(state.asOf);
+  postFirst.hidden = (filtered() && filtersHideNotes) || Boolean(state.asOf);
+}
+
+async function anyNotesUnfiltered() {
+  try {
+    const page = await getJSON("/api/v1/posts/nearby", {
+      lat: state.lat, lon: state.lon, radius: state.radius, place: state.place, asOf: state.asOf, limit: 1,
+    });
+    return page.posts.length > 0;
+  } catch {
+    return true; // unknown: the filters are named as the reason, as they may be
+  }
 }
 
 export async function loadList(append = false) {
@@ -66,6 +79,11 @@ export async function loadList(append = false) {
     nextCursor = page.nextCursor;
     more.hidden = !nextCursor;
     const count = list.querySelectorAll("li[data-id]").length;
+    if (count === 0 && filtered()) {
+      const hidden = await anyNotesUnfiltered();
+      if (request !== generation) return;
+      filtersHideNotes = hidden;
+    }
     showEmpty(count);
     if (state.view === "list") {
       const key = nextCursor ? "list.countMore" : "list.count";
@@ -110,9 +128,10 @@ function placeBefore(post, place) {
 /** What an empty list means, honestly: nothing at all here, or nothing that passes the filters. */
 function nothingFound() {
   const within = distanceText(state.radius);
-  if (state.asOf) return t(filtered() ? "empty.pastFiltered" : "empty.past", { within });
-  if (state.place) return t(filtered() ? "empty.placeFiltered" : "empty.place", { within, place: placeName(state.place) });
-  return t(filtered() ? "empty.filtered" : "empty.nothing", { within });
+  const byFilters = filtered() && filtersHideNotes;
+  if (state.asOf) return t(byFilters ? "empty.pastFiltered" : "empty.past", { within });
+  if (state.place) return t(byFilters ? "empty.placeFiltered" : "empty.place", { within, place: placeName(state.place) });
+  return t(byFilters ? "empty.filtered" : "empty.nothing", { within });
 }
 
 /** A note that appeared (posted here or live): shown at once if it is around and passes the filters. */

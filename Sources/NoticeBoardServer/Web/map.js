@@ -14,6 +14,7 @@ import { onPlaceNamed } from "./places.js";
 import { noteContent, tagName } from "./render.js";
 import { knownPost, noteActions, remember } from "./reactions.js";
 import { stackList } from "./stack-list.js";
+import { keepMapFitted } from "./map-size.js";
 import { openThread } from "./thread.js";
 import { busiestSpot } from "./busiest-area.js";
 import { speakLeaflet } from "./leaflet-words.js";
@@ -399,7 +400,7 @@ function placeShape(place) {
   label.textContent = place.name;
   // A lasting label stands on the top edge, outside, so it never hides the notes inside.
   const permanent = map.getZoom() >= LABELS_FROM_ZOOM;
-  shape.bindTooltip(label, { permanent, direction: permanent ? "top" : "center", offset: [0, permanent ? -2 : 0], className: "place-label" });
+  shape.bindTooltip(label, { permanent, direction: permanent ? "top" : "center", offset: [0, permanent ? -2 : 0], className: "place-label", pane: permanent ? "placeLabels" : "tooltipPane" });
   const top = Math.max(...ring.map(([, lat]) => lat));
   const west = Math.min(...ring.map(([lon]) => lon)), east = Math.max(...ring.map(([lon]) => lon));
   shape.on("add", () => {
@@ -654,10 +655,13 @@ export async function setUpMap(onMoved) {
   map.attributionControl.setPrefix(false); // Leaflet's own link adds nothing for people, and a flag icon
   onLocated(centreOnPerson);
   map.createPane("places").style.zIndex = "350"; // under the notes (the overlay pane is 400)
+  map.createPane("placeLabels").style.zIndex = "550"; // a place's name under the notes' pins (600), never over a count
   map.createPane("here").style.zIndex = "650"; // the person's own dot stays on top of the notes around them
   map.getPane("here").style.pointerEvents = "none";
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
+  const fit = keepMapFitted(container, () => map.invalidateSize());
+  fit();
   openedFromLink = state.zoom !== null && state.zoom !== undefined && new URLSearchParams(location.search).has("zoom");
   update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
   speakLeaflet(map);
@@ -698,7 +702,10 @@ export async function setUpMap(onMoved) {
     if (["tags", "from", "to", "place", "asOf"].some((key) => changed.has(key))) loadMap({ evenIfReading: true });
     if (changed.has("place")) loadPlaces();
     if (changed.has("lat") || changed.has("lon") || changed.has("source")) showHere();
-    if (changed.has("view") && state.view === "map") map.invalidateSize();
+    if (changed.has("view") && state.view === "map") {
+      fit();
+      map.invalidateSize();
+    }
   });
   onLanguage(() => {
     loadMap({ evenIfReading: true });

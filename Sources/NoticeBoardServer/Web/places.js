@@ -10,6 +10,7 @@ import { state, update, onChange, hasPosition, chosenPlace, announce } from "./s
 const REFRESH = 60_000; // announcements end by themselves: they are asked for again this often
 const banner = document.getElementById("place-banner");
 const heading = document.getElementById("place-heading");
+const kicker = document.getElementById("place-kicker");
 const description = document.getElementById("place-description");
 const list = document.getElementById("place-announcements");
 const others = document.getElementById("place-others");
@@ -126,6 +127,9 @@ function render() {
   if (!shown) return;
   refreshTimer = setInterval(loadAnnouncements, REFRESH);
   heading.textContent = shown.name;
+  // Without the person's position the place is the one at the map's centre, not where they are.
+  kicker.dataset.i18n = hasPosition() ? "place.kicker" : "place.kickerMap";
+  kicker.textContent = t(kicker.dataset.i18n);
   description.textContent = shown.description ?? "";
   description.hidden = !shown.description;
   only.checked = state.place === shown.slug;

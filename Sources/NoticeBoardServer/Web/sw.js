@@ -15,8 +15,8 @@ const BOARD_ENTRIES = 80; // answers kept: the newest ones, the board last seen
 const SHELL_FILES = [
   "/", "/style.css", "/manifest.webmanifest", "/favicon.svg", "/icons/icon-192.png", "/icons/icon.svg",
   "/app.js", "/api.js", "/busiest-area.js", "/camera.js", "/compose.js", "/device.js", "/errors.js", "/filters.js", "/geo.js",
-  "/i18n.js", "/leaflet-words.js", "/list.js", "/live.js", "/location.js", "/look.js", "/look-loader.js", "/look-since.js", "/map.js", "/mine.js", "/mine-loader.js", "/outbox.js",
-  "/past.js", "/places.js", "/push.js", "/reactions.js", "/render.js", "/reply-push.js", "/stack-list.js", "/state.js", "/thread.js",
+  "/i18n.js", "/leaflet-words.js", "/list.js", "/live.js", "/location.js", "/look.js", "/look-loader.js", "/look-since.js", "/map.js", "/map-size.js", "/mine.js", "/mine-loader.js", "/outbox.js",
+  "/past.js", "/places.js", "/push.js", "/reactions.js", "/render.js", "/reply-push.js", "/stack-list.js", "/state.js", "/thread.js", "/top-bars.js",
   "/offline.js", "/walk.js",
 ];
 // Leaflet is optional (a server without it still serves the list and look around): kept when there.

@@ -15,6 +15,7 @@ export default {
   "offline.retry": "Try again",
 
   "place.kicker": "You are in",
+  "place.kickerMap": "On the map",
   "place.only": "This place only",
   "place.announcements": "Announcements",
   "place.announcementsFor": "Announcements for {name}",

@@ -14,6 +14,7 @@ export default {
   "offline.retry": "再试一次",
 
   "place.kicker": "你在",
+  "place.kickerMap": "地图上",
   "place.only": "只看这个地点",
   "place.announcements": "公告",
   "place.announcementsFor": "{name}的公告",

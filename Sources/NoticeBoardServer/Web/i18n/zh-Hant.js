@@ -14,6 +14,7 @@ export default {
   "offline.retry": "再試一次",
 
   "place.kicker": "你在",
+  "place.kickerMap": "地圖上",
   "place.only": "只看這個地點",
   "place.announcements": "公告",
   "place.announcementsFor": "{name}的公告",
