@@ -226,3 +226,16 @@ def test_words_already_on_screen_change_language_too(board, browsers):
     assert chinese_date != english_date and re.search(r"[\u4e00-\u9fff]", chinese_date), (english_date, chinese_date)
     assert re.search(r"[年月日]", driver.find_element(By.CSS_SELECTOR, "#replies .reply time").get_attribute("title"))
     set_language(driver, "en")
+    # American English writes the month first.
+    assert re.match(r"[A-Z][a-z]{2} \d{1,2}, \d{4}", driver.find_element(By.CSS_SELECTOR, "#replies .reply time").get_attribute("title"))
+    # "Reply posted." is about the reply: turning to share the note takes it away.
+    driver.find_element(By.ID, "share-note").click()
+    assert driver.find_element(By.ID, "thread-status").text == ""
+
+    # A British phone: the page's English words, its dates as British English writes them (the day first).
+    british = browsers.start("phone", where=HERE, accept_languages="en-GB,en")
+    british.get(f"{board.url}/?view=list&lat={HERE[0]}&lon={HERE[1]}&radius=200")
+    wait_for(british, lambda d: ENGLISH in list_messages(d))
+    assert js(british, "return document.documentElement.lang") == "en"
+    title = british.find_element(By.CSS_SELECTOR, "#posts li[data-id] time").get_attribute("title")
+    assert re.match(r"\d{1,2} [A-Z][a-z]{2} \d{4}", title), title

@@ -313,6 +313,17 @@ def test_a_note_has_its_own_link_to_share_and_report(board, browsers):
     other.find_element(By.ID, "report-send").click()
     wait_for(other, lambda d: d.find_element(By.ID, "share-status").text.startswith("You had reported this note already"))
 
+    # A link to a note no longer on the board says so, and it stays said while the map loads, until dismissed.
+    other.get(f"{board.url}/?view=map#/note/999999999")
+    problem = wait_for(other, lambda d: d.find_element(By.ID, "link-problem").is_displayed() and d.find_element(By.ID, "link-problem"),
+                       message="the gone note said")
+    assert problem.find_element(By.ID, "link-problem-text").text == "This note is no longer on the board."
+    assert "#/note/" not in other.current_url
+    settle(1.5)  # the map has loaded and said its count
+    assert problem.is_displayed() and serious(other) == []
+    problem.find_element(By.ID, "link-problem-close").click()
+    assert not problem.is_displayed()
+
 
 def test_more_notes_after_a_live_note_keeps_order_without_duplicates(board, browsers):
     driver = browsers.start("phone", where=MORE)

@@ -165,13 +165,27 @@ async function route() {
     }
     openThread(post, opener);
   } catch (error) {
-    announce(humanError(error));
+    // Said where it stays in sight: the status line moves on to the view's own news at once.
+    showLinkProblem(() => humanError(error));
     history.replaceState(history.state, "", location.pathname + location.search);
   }
 }
 
+const linkProblem = document.getElementById("link-problem");
+let linkProblemWords = null; // () => text, said again in another language
+function showLinkProblem(words) {
+  linkProblemWords = words;
+  document.getElementById("link-problem-text").textContent = words ? words() : "";
+  linkProblem.hidden = !words;
+}
+
 function setUpNoteLinks() {
   window.addEventListener("hashchange", route);
+  document.getElementById("link-problem-close").addEventListener("click", () => {
+    showLinkProblem(null);
+    document.getElementById("main").focus();
+  });
+  onLanguage(() => { if (linkProblemWords) showLinkProblem(linkProblemWords); });
   // Closing the note's page leaves its address, so Back and a reload do not open it again.
   document.getElementById("thread").addEventListener("close", () => {
     if (/^#\/note\//.test(location.hash)) history.replaceState(history.state, "", location.pathname + location.search);

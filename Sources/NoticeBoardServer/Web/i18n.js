@@ -42,6 +42,22 @@ let catalog = await loadCatalog(language).catch(() => {
   return loadCatalog("en");
 });
 
+/** Dates and numbers in the reader's own variant of the chosen language (en-GB writes "27 Nov 2026",
+ *  zh-HK its own), when the browser names one; the words stay the catalog's. */
+export let formatLocale = regionalVariant(language);
+function regionalVariant(code) {
+  try {
+    const chosen = new Intl.Locale(code).maximize();
+    for (const candidate of navigator.languages ?? []) {
+      const found = new Intl.Locale(candidate).maximize();
+      if (found.language === chosen.language && found.script === chosen.script) return candidate;
+    }
+  } catch {
+    // A malformed browser language: the chosen language's own formats.
+  }
+  return code;
+}
+
 /** Whether the catalog has words for `key` (a preset tag has; a tag someone made up has not). */
 export const hasText = (key) => catalog[key] !== undefined;
 
@@ -63,7 +79,7 @@ export function t(key, params = {}) {
   });
 }
 
-export const number = (value, options) => new Intl.NumberFormat(language, options).format(value);
+export const number = (value, options) => new Intl.NumberFormat(formatLocale, options).format(value);
 
 /** Metres as people read them: "40 m", "1.2 km" (公尺/米 in Chinese). */
 export function distanceText(metres) {
@@ -77,13 +93,13 @@ const COMPASS = ["north", "north-east", "east", "south-east", "south", "south-we
 /** The compass word of a bearing, from the catalog ("north", "北"). */
 export const compassWord = (bearing) => t(`compass.${COMPASS[Math.round((((bearing % 360) + 360) % 360) / 45) % 8]}`);
 
-export const dateText = (time, options = { day: "numeric", month: "short", year: "numeric" }) => new Date(time).toLocaleDateString(language, options);
-export const dateTimeText = (time, options = { dateStyle: "medium", timeStyle: "short" }) => new Date(time).toLocaleString(language, options);
+export const dateText = (time, options = { day: "numeric", month: "short", year: "numeric" }) => new Date(time).toLocaleDateString(formatLocale, options);
+export const dateTimeText = (time, options = { dateStyle: "medium", timeStyle: "short" }) => new Date(time).toLocaleString(formatLocale, options);
 
 /** "5 min ago", "yesterday", "in 3 days": the nearest unit, with Intl's words. */
 export function relativeTime(time, now = Date.now()) {
   const seconds = (new Date(time).getTime() - now) / 1000;
-  const format = new Intl.RelativeTimeFormat(language, { numeric: "auto", style: "long" });
+  const format = new Intl.RelativeTimeFormat(formatLocale, { numeric: "auto", style: "long" });
   const steps = [["year", 31_536_000], ["month", 2_592_000], ["week", 604_800], ["day", 86_400], ["hour", 3_600], ["minute", 60]];
   for (const [unit, size] of steps) {
     if (Math.abs(seconds) >= size) return format.format(Math.round(seconds / size), unit);
@@ -135,6 +151,7 @@ export async function setLanguage(code) {
   }
   catalog = words;
   language = code;
+  formatLocale = regionalVariant(code);
   try {
     localStorage.setItem(STORAGE_KEY, code);
   } catch {

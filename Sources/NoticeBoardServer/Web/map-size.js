@@ -2,7 +2,7 @@
 // buttons (locate, notify) and its foot stay in reach whatever a place's banner or a notice adds.
 
 const SMALLEST = 320; // below this a map is no use: the page scrolls instead
-const ABOVE = ["#filters", "#place-banner", "#location-problem", "#status", "#notify", ".brand", "#past-banner", "#offline"];
+const ABOVE = ["#filters", "#place-banner", "#location-problem", "#link-problem", "#status", "#notify", ".brand", "#past-banner", "#offline"];
 
 /** Keeps `container` fitted; `resized` is called after each change of its height (Leaflet must be told). */
 export function keepMapFitted(container, resized) {

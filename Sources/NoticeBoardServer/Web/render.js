@@ -2,7 +2,7 @@
 // times are relative ("5 min ago", the full date on hover and in `datetime`; dates when looking
 // at the past), distances and compass words in the page's language, and the message carries the
 // `lang` its script suggests.
-import { compassWord, dateTimeText, distanceText, hasText, markLanguage, relativeTime, t, language } from "./i18n.js";
+import { compassWord, dateTimeText, distanceText, hasText, markLanguage, relativeTime, t, formatLocale } from "./i18n.js";
 import { inThePast } from "./state.js";
 
 export function dateTime(text) {
@@ -36,7 +36,7 @@ export function shortDateTime(text) {
   const date = new Date(text);
   const options = { day: "numeric", month: "short", hour: "numeric", minute: "2-digit" };
   if (date.getFullYear() !== new Date().getFullYear()) options.year = "numeric";
-  return date.toLocaleString(language, options);
+  return date.toLocaleString(formatLocale, options);
 }
 
 export function when(post) {

@@ -319,6 +319,10 @@ async function sendReply(event) {
 
 export function setUpThread() {
   document.getElementById("thread-close").addEventListener("click", () => dialog.close());
+  // "Reply posted." is about the reply: it goes once the person turns to something else.
+  const replyNewsDone = () => say(document.getElementById("thread-status"), null);
+  shareButton.addEventListener("click", replyNewsDone);
+  reportButton.addEventListener("click", replyNewsDone);
   shareButton.addEventListener("click", share);
   reportButton.addEventListener("click", () => {
     const open = reportForm.hidden;

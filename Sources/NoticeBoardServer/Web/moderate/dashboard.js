@@ -2,7 +2,7 @@
 // by hour, 30 days by day, 26 weeks by week, in UTC like the server's buckets): totals, notes and
 // moderation over time, tags over time, a map of activity, the reported queue (most reported
 // first, to open or hide), and the latest actions of the audit log.
-import { dateTimeText, language, t } from "../i18n.js";
+import { dateTimeText, t } from "../i18n.js";
 import { humanError } from "../errors.js";
 import { $, bucketLabel, button, element } from "./dom.js";
 import { announcerFor, call, showView } from "./desk.js";
@@ -25,7 +25,7 @@ const ACTIVITY = [
 ];
 
 const TOTALS = [
-  ["posts", "notes"], ["reports", "reports"], ["hidden", "hidden"], ["deleted", "deleted"], ["devices", "posting devices"],
+  ["posts", "notes"], ["reports", "reports"], ["hidden", "hidden"], ["deleted", "deleted"], ["devices", "posting addresses"],
   ["replies", "replies"], ["likes", "likes"],
 ];
 

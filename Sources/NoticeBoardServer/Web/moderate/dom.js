@@ -1,5 +1,5 @@
 // Small builders for the moderation page: every text goes in as text, never as HTML.
-import { language, t } from "../i18n.js";
+import { formatLocale, t } from "../i18n.js";
 
 export const $ = (selector) => document.querySelector(selector);
 
@@ -44,16 +44,16 @@ export function button(label, onClick, className) {
 }
 
 // Made for the page's language when first asked, and again after a switch.
-const formats = (language) => ({
-  hour: new Intl.DateTimeFormat(language, { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
-  day: new Intl.DateTimeFormat(language, { timeZone: "UTC", weekday: "short", day: "numeric", month: "short" }),
-  week: new Intl.DateTimeFormat(language, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" }),
+const formats = (locale) => ({
+  hour: new Intl.DateTimeFormat(locale, { timeZone: "UTC", day: "numeric", month: "short", hour: "2-digit", minute: "2-digit", hourCycle: "h23" }),
+  day: new Intl.DateTimeFormat(locale, { timeZone: "UTC", weekday: "short", day: "numeric", month: "short" }),
+  week: new Intl.DateTimeFormat(locale, { timeZone: "UTC", day: "numeric", month: "short", year: "numeric" }),
 });
-let made = { language: null, formats: null };
+let made = { locale: null, formats: null };
 
 /** A bucket's start as people read it, in UTC like the buckets themselves. */
 export function bucketLabel(start, bucket) {
-  if (made.language !== language) made = { language, formats: formats(language) };
+  if (made.locale !== formatLocale) made = { locale: formatLocale, formats: formats(formatLocale) };
   const text = made.formats[bucket].format(new Date(start));
   return bucket === "week" ? t("mod.weekOf", { date: text }) : text;
 }
