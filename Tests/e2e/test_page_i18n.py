@@ -44,14 +44,15 @@ def board():
         stop_board(server, data_dir)
 
 
-def catalogs(driver):
-    """The three catalogs, each imported on its own (the page itself loads only the chosen one)."""
+def catalogs(driver, part=""):
+    """The three catalogs, each imported on its own (the page itself loads only the chosen one);
+    `part="moderate/"`: the moderation page's own words."""
     return driver.execute_async_script("""
-        const done = arguments[arguments.length - 1];
+        const [part, done] = arguments;
         const codes = ['en', 'zh-Hant', 'zh-Hans'];
-        Promise.all(codes.map((code) => import(`/i18n/${code}.js`)))
+        Promise.all(codes.map((code) => import(`/i18n/${part}${code}.js`)))
           .then((modules) => done(Object.fromEntries(modules.map((module, index) => [codes[index], module.default]))))
-          .catch((error) => done(String(error)));""")
+          .catch((error) => done(String(error)));""", part)
 
 
 def squeeze(text):
@@ -83,8 +84,12 @@ def keys_in_sources():
 def test_every_key_is_in_every_language(board, browsers):
     driver = browsers.start("desktop", where=HERE)
     driver.get(board.url + "/")
-    found = catalogs(driver)
-    assert isinstance(found, dict), found
+    page, moderation = catalogs(driver), catalogs(driver, "moderate/")
+    assert isinstance(page, dict) and isinstance(moderation, dict), (page, moderation)
+    # A visitor's catalog holds none of the moderators' words; the moderation page adds them.
+    assert not [key for key in page["en"] if key.startswith("mod.")]
+    assert moderation["en"] and all(key.startswith("mod.") for key in moderation["en"])
+    found = {code: {**page[code], **moderation[code]} for code in page}
     assert set(found) == {"en", "zh-Hant", "zh-Hans"}
     english = found["en"]
     for language in ("zh-Hant", "zh-Hans"):

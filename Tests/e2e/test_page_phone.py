@@ -170,8 +170,19 @@ def test_only_a_confirmed_long_press_sets_the_position_and_no_compass_means_no_d
     fail_location(driver, 1)
     driver.get(board.url + "/?view=map")
     wait_for(driver, lambda d: d.find_element(By.ID, "location-problem-text").text.startswith("Location is turned off"))
-    box = driver.find_element(By.ID, "map").rect
-    point = {"x": box["x"] + box["width"] / 2, "y": box["y"] + box["height"] / 2}
+    # The map settled (fitted under the notice, on the busiest area, its pins drawn), then a spot of
+    # bare map (no pin, notice or button under the finger).
+    wait_for(driver, lambda d: d.find_element(By.ID, "map-busiest").is_displayed() and re.search(r"\d+ notes? in view", status(d)),
+             message="the map settled")
+    settle(0.5)
+    point = js(driver, """const box = document.getElementById('map').getBoundingClientRect();
+        for (const [fx, fy] of [[0.5, 0.5], [0.25, 0.75], [0.75, 0.75], [0.25, 0.5], [0.75, 0.5], [0.5, 0.85]]) {
+          const x = box.left + box.width * fx, y = box.top + box.height * fy;
+          const hit = document.elementFromPoint(x, y);
+          if (hit && !hit.closest('.leaflet-marker-icon, .leaflet-control, .map-notice, button')) return {x, y};
+        }
+        return null;""")
+    assert point, "bare map to press"
     touch(driver, point, 0.15)  # a tap pans and opens notes: it never moves the position
     settle(0.8)
     assert url_param(driver, "lat") is None and driver.find_element(By.ID, "position-dialog").get_attribute("open") is None

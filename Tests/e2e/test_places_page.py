@@ -259,6 +259,16 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
     wait_for(phone, lambda d: "则留言" in spoken(d)[1], message="the place's label in Chinese")
     set_language(phone, "en")
     wait_for(phone, lambda d: spoken(d)[1].startswith("Canteen, "), message="the place's label in English")
+    # The first tap on a pin opens it: nothing scrolls away under the finger.
+    scrolled = lambda d: d.execute_script("return [document.querySelector('.layout').scrollTop, window.scrollY]")
+    before_tap = scrolled(phone)
+    pin = wait_for(phone, lambda d: next((m for m in d.find_elements(By.CSS_SELECTOR, "#map .leaflet-marker-pane .leaflet-marker-icon") if m.is_displayed()), None),
+                   message="a pin")
+    ActionChains(phone).move_to_element(pin).click().perform()
+    wait_for(phone, lambda d: d.find_elements(By.CSS_SELECTOR, "#map .leaflet-popup"), message="the pin opened at the first tap")
+    assert scrolled(phone) == before_tap
+    ActionChains(phone).send_keys(Keys.ESCAPE).perform()
+    wait_for(phone, lambda d: not d.find_elements(By.CSS_SELECTOR, "#map .leaflet-popup"), message="the pin closed")
     phone.execute_script("document.getElementById('map').scrollIntoView()")
     screenshot(phone, "places-phone-map")
     assert axe_violations(phone) == []

@@ -28,10 +28,15 @@ function initialLanguage() {
   return "en";
 }
 
-/** A language's catalog, fetched when first needed (every module waits for the first one). */
+/** A language's catalog, fetched when first needed (every module waits for the first one). A page
+ *  with `data-catalog="moderate"` on its root adds the moderation page's words (`i18n/moderate/`). */
 const loaded = new Map();
+const extra = document.documentElement.dataset.catalog;
 export function loadCatalog(code) {
-  if (!loaded.has(code)) loaded.set(code, import(`./i18n/${code}.js`).then((module) => module.default));
+  if (!loaded.has(code)) {
+    const parts = [import(`./i18n/${code}.js`), ...(extra ? [import(`./i18n/${extra}/${code}.js`)] : [])];
+    loaded.set(code, Promise.all(parts).then((modules) => Object.assign({}, ...modules.map((module) => module.default))));
+  }
   return loaded.get(code);
 }
 

@@ -2,15 +2,17 @@
 // buttons (locate, notify) and its foot stay in reach whatever a place's banner or a notice adds.
 
 const SMALLEST = 320; // below this a map is no use: the page scrolls instead
+const SLACK = 24; // px either way: the locate button sits 34 px above the map's foot
 const ABOVE = ["#filters", "#place-banner", "#location-problem", "#link-problem", "#status", "#notify", ".brand", "#past-banner", "#offline"];
 
 /** Keeps `container` fitted; `resized` is called after each change of its height (Leaflet must be told). */
 export function keepMapFitted(container, resized) {
   const fit = () => {
     if (container.offsetParent === null) return; // another view is open: measured when the map's is
-    const height = `${fittedHeight(container)}px`;
-    if (container.style.height === height) return;
-    container.style.height = height;
+    const height = fittedHeight(container);
+    // A status line wrapping to two lines is no reason to fetch the notes again.
+    if (Math.abs(container.getBoundingClientRect().height - height) <= SLACK) return;
+    container.style.height = `${height}px`;
     resized();
   };
   const observer = new ResizeObserver(fit);

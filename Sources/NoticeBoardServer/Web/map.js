@@ -26,6 +26,7 @@ let map = null;
 let layer = null;
 let placesLayer = null;
 let placesGeneration = 0;
+let resizing = false; // while Leaflet takes in a new height
 // Drawn places by slug: a shape unchanged by a reload stays, so keyboard focus on it survives.
 const drawnPlaces = new Map();
 let here = null;
@@ -294,6 +295,7 @@ function clusterMarker(cluster) {
 }
 
 let loadedGeneration = 0;
+let loadedBounds = null; // the area the notes drawn were fetched for
 /** Runs `then` once the load started by the latest move has drawn its markers. */
 function afterLoad(then, tries = 40) {
   const target = generation;
@@ -333,10 +335,12 @@ function focusNearest(cluster) {
 
 /** Draws the notes of the view afresh. A redraw closes an open popup, so unless the filters or
  *  the language changed (`evenIfReading`), it waits until the person closes the popup. */
-export async function loadMap({ evenIfReading = false } = {}) {
+/** Draws the notes in view; `quiet` when only the map's size changed, so the status line keeps what it said. */
+export async function loadMap({ evenIfReading = false, quiet = false } = {}) {
   if (!map) return;
   const request = ++generation;
   const bbox = currentBBox();
+  const bounds = map.getBounds();
   try {
     if (map.getZoom() >= NOTES_FROM_ZOOM) {
       const page = await getJSON("/api/v1/posts", { bbox, ...filterParameters(), limit: 500, fields: MAP_FIELDS });
@@ -356,7 +360,7 @@ export async function loadMap({ evenIfReading = false } = {}) {
       }
       // A live note or a pan redraws the pins under a keyboard user: the focus stays where it was.
       if (focusedAt) focusNearest(focusedAt);
-      if (state.view === "map") announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
+      if (state.view === "map" && !quiet) announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
@@ -367,10 +371,11 @@ export async function loadMap({ evenIfReading = false } = {}) {
       const merged = mergeOverlapping(result.clusters, (cluster) => map.latLngToLayerPoint([cluster.lat, cluster.lon]));
       for (const cluster of merged) layer.addLayer(clusterMarker(cluster));
       if (focusedAt) focusNearest(focusedAt);
-      if (state.view === "map") announce(mapCount(result.total, false));
+      if (state.view === "map" && !quiet) announce(mapCount(result.total, false));
     }
     container.classList.remove("stale");
     loadedGeneration = request;
+    loadedBounds = bounds;
   } catch (error) {
     if (request !== generation) return;
     container.classList.add("stale");
@@ -508,8 +513,8 @@ function deferredForReader(evenIfReading) {
   return true;
 }
 
-function reloadUnlessReading() {
-  if (!deferredForReader(false)) loadMap();
+function reloadUnlessReading({ quiet = false } = {}) {
+  if (!deferredForReader(false)) loadMap({ quiet });
 }
 
 /** Takes a note out of its stack's open list, with the count; an emptied list closes. */
@@ -649,6 +654,16 @@ export async function setUpMap(onMoved) {
   // The tiles' address is asked for while the map and its notes start (a round trip less before the first pins).
   const defaults = { tileURL: "https://tile.openstreetmap.org/{z}/{x}/{y}.png", tileAttribution: "© OpenStreetMap contributors" };
   const config = getJSON("/config.json").catch(() => defaults);
+  // Sized before the map starts, so its first notes are asked for the area it shows.
+  const fit = keepMapFitted(container, () => {
+    resizing = true; // Leaflet's moveend comes at once: the notes are fetched again, not announced again
+    try {
+      map?.invalidateSize();
+    } finally {
+      resizing = false;
+    }
+  });
+  fit();
   const center = state.lat !== null ? [state.lat, state.lon] : [20, 0];
   map = L.map(container, { worldCopyJump: true }).setView(center, state.zoom ?? (state.lat !== null ? 16 : 2));
   config.then((found) => watchTiles(L.tileLayer(found.tileURL, { attribution: found.tileAttribution, maxZoom: MAX_ZOOM }).addTo(map)));
@@ -660,8 +675,6 @@ export async function setUpMap(onMoved) {
   map.getPane("here").style.pointerEvents = "none";
   placesLayer = L.layerGroup().addTo(map);
   layer = L.layerGroup().addTo(map);
-  const fit = keepMapFitted(container, () => map.invalidateSize());
-  fit();
   openedFromLink = state.zoom !== null && state.zoom !== undefined && new URLSearchParams(location.search).has("zoom");
   update({ zoom: map.getZoom() }); // the opening zoom is in the URL too, like every later one
   speakLeaflet(map);
@@ -690,8 +703,10 @@ export async function setUpMap(onMoved) {
     }
   });
   map.on("moveend", () => {
+    // A map made shorter (a banner above it) shows part of what it holds: nothing to fetch.
+    if (resizing && loadedBounds?.contains(map.getBounds())) return;
     update({ zoom: map.getZoom() });
-    reloadUnlessReading();
+    reloadUnlessReading({ quiet: resizing });
     loadPlaces();
     onMoved();
   });
