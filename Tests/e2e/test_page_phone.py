@@ -116,6 +116,8 @@ def test_touch_targets_on_every_view(board, browsers):
         driver.find_element(By.ID, f"tab-{view}").click()
         settle(0.8)
         assert small_targets(driver) == [], (view, small_targets(driver))
+        if view == "map":  # back on the map it says again how many notes it shows
+            wait_for(driver, lambda d: re.fullmatch(r"[\d,]+ notes in view\.", status(d)), message="the map's count")
         screenshot(driver, f"phone-{view}")
     driver.find_element(By.ID, "filters-toggle").click()
     assert small_targets(driver) == []

@@ -27,6 +27,7 @@ let layer = null;
 let placesLayer = null;
 let placesGeneration = 0;
 let resizing = false; // while Leaflet takes in a new height
+let owedCount = false; // a load asked to say how many notes are in view has not answered yet
 // Drawn places by slug: a shape unchanged by a reload stays, so keyboard focus on it survives.
 const drawnPlaces = new Map();
 let here = null;
@@ -338,6 +339,7 @@ function focusNearest(cluster) {
 /** Draws the notes in view; `quiet` when only the map's size changed, so the status line keeps what it said. */
 export async function loadMap({ evenIfReading = false, quiet = false } = {}) {
   if (!map) return;
+  if (!quiet) owedCount = true; // a quiet load that overtakes this one says the count in its place
   const request = ++generation;
   const bbox = currentBBox();
   const bounds = map.getBounds();
@@ -360,7 +362,7 @@ export async function loadMap({ evenIfReading = false, quiet = false } = {}) {
       }
       // A live note or a pan redraws the pins under a keyboard user: the focus stays where it was.
       if (focusedAt) focusNearest(focusedAt);
-      if (state.view === "map" && !quiet) announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
+      if (state.view === "map" && owedCount) announce(mapCount(page.posts.length, Boolean(page.nextCursor)));
     } else {
       const result = await getJSON("/api/v1/posts/clusters", { bbox, zoom: map.getZoom(), ...filterParameters() });
       if (request !== generation) return;
@@ -371,11 +373,12 @@ export async function loadMap({ evenIfReading = false, quiet = false } = {}) {
       const merged = mergeOverlapping(result.clusters, (cluster) => map.latLngToLayerPoint([cluster.lat, cluster.lon]));
       for (const cluster of merged) layer.addLayer(clusterMarker(cluster));
       if (focusedAt) focusNearest(focusedAt);
-      if (state.view === "map" && !quiet) announce(mapCount(result.total, false));
+      if (state.view === "map" && owedCount) announce(mapCount(result.total, false));
     }
     container.classList.remove("stale");
     loadedGeneration = request;
     loadedBounds = bounds;
+    owedCount = false;
   } catch (error) {
     if (request !== generation) return;
     container.classList.add("stale");
