@@ -185,8 +185,12 @@ def test_post_through_the_form_then_see_the_marker_and_the_list_entry(board, bro
     driver.find_element(By.ID, "tab-list").click()
     wait_for(driver, lambda d: message in list_messages(d))
 
-    # An error from the API is shown next to its field.
+    # A tag the server would refuse is said next to its field before anything is sent.
+    driver.execute_script("""window.__postsSent = 0; const send = window.fetch;
+        window.fetch = (input, init) => { if (init?.method === 'POST' && String(input).endsWith('/api/v1/posts')) window.__postsSent += 1; return send(input, init); };""")
+    posts_sent = lambda d: d.execute_script("return window.__postsSent")
     driver.find_element(By.ID, "tab-post").click()
+    sent = posts_sent(driver)
     driver.find_element(By.ID, "message").send_keys("a tag with punctuation")
     driver.find_element(By.ID, "custom-tag").clear()
     driver.find_element(By.ID, "custom-tag").send_keys("no!")
@@ -194,6 +198,17 @@ def test_post_through_the_form_then_see_the_marker_and_the_list_entry(board, bro
     driver.find_element(By.ID, "post-button").click()
     wait_for(driver, lambda d: d.find_element(By.ID, "tag-error").text == "A tag is 1 to 80 letters, digits, spaces, - or _ (no other punctuation).")
     assert driver.find_element(By.ID, "custom-tag").get_attribute("aria-invalid") == "true"
+    assert posts_sent(driver) == sent
+    # Letters of any script with their marks are a tag (the server's rule): this one goes out.
+    driver.find_element(By.ID, "custom-tag").clear()
+    driver.find_element(By.ID, "custom-tag").send_keys("हिन्दी_नोट")
+    driver.find_element(By.ID, "post-button").click()
+    wait_for(driver, lambda d: posts_sent(d) == sent + 1 and d.find_element(By.ID, "tag-error").text == "", message="the Hindi tag sent")
+    # Taken down again, so the module's other tests see the board they expect.
+    key = {"X-Device-Key": driver.execute_script("return localStorage.getItem('noticeboard-device-key')")}
+    mine = wait_for(driver, lambda d: [p for p in requests.get(board.url + "/api/v1/me/posts", headers=key, timeout=30).json()["posts"]
+                                       if p["tag"] == "हिन्दी_नोट"], message="the note made")
+    assert requests.delete(f"{board.url}/api/v1/posts/{mine[0]['id']}", headers=key, timeout=30).status_code == 204
     assert csp_violations(driver) == []
 
 

@@ -110,6 +110,14 @@ function clearForm() {
   showCounter();
 }
 
+/** The server's rule for a tag (trimmed, lower-cased: 1 to 80 letters with their marks, digits, space, - and _),
+ *  checked before sending so a typo is said at once, offline too. */
+function validTag(raw) {
+  const tag = raw.trim().toLowerCase();
+  const length = [...tag].length;
+  return length >= 1 && length <= 80 && /^[\p{L}\p{M}\p{Nd} _-]+$/u.test(tag);
+}
+
 export function setUpCompose(onPosted) {
   message.addEventListener("input", showCounter);
   // Enter in the one-line tag box chooses the tag; it does not post the note half written.
@@ -155,6 +163,10 @@ export function setUpCompose(onPosted) {
     }
     if (form.querySelector("input[name=tag]:checked")?.value === "custom" && !customTag.value.trim()) {
       showError("tag", () => t("compose.needTag"));
+      return;
+    }
+    if (form.querySelector("input[name=tag]:checked")?.value === "custom" && !validTag(customTag.value)) {
+      showError("tag", () => t("error.field.tag"));
       return;
     }
     const body = { lat: state.lat, lon: state.lon, message: message.value, tag: chosenTag() ?? "" };
