@@ -334,6 +334,7 @@ def test_a_note_has_its_own_link_to_share_and_report(board, browsers):
     assert "#/note/" not in other.current_url
     settle(1.5)  # the map has loaded and said its count
     assert problem.is_displayed() and serious(other) == []
+    screenshot(other, "phone-note-gone")
     problem.find_element(By.ID, "link-problem-close").click()
     assert not problem.is_displayed()
 

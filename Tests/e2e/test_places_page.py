@@ -293,6 +293,9 @@ def test_a_drawn_place_gets_a_banner_an_announcement_and_a_filter(places_board, 
              message="the banner of the place in view")
     assert lost.find_element(By.ID, "place-kicker").text.lower() == "on the map"
     assert lost.execute_script("return new URLSearchParams(location.search).has('lat')") is False
+    set_language(lost, "zh-Hans")
+    wait_for(lost, lambda d: d.find_element(By.ID, "place-kicker").text == "地图上", message="the kicker in Chinese")
+    screenshot(lost, "places-phone-no-position-zh-Hans")
 
     # On a desktop the public map shows the place, and the banner for the position.
     moderator.get(f"{server.url}/?view=map&zoom=17&lat={HERE[0]}&lon={HERE[1]}")
