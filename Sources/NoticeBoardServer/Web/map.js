@@ -335,8 +335,8 @@ function focusNearest(cluster) {
 }
 
 /** Draws the notes of the view afresh. A redraw closes an open popup, so unless the filters or
- *  the language changed (`evenIfReading`), it waits until the person closes the popup. */
-/** Draws the notes in view; `quiet` when only the map's size changed, so the status line keeps what it said. */
+ *  the language changed (`evenIfReading`), it waits until the person closes the popup. `quiet`
+ *  when only the map's size changed: the status line keeps what it said. */
 export async function loadMap({ evenIfReading = false, quiet = false } = {}) {
   if (!map) return;
   if (!quiet) owedCount = true; // a quiet load that overtakes this one says the count in its place
